@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * KUnit: the kevent state machine, driven through the kernel API with the
+ * test storage.  Each case is one rule of SPEC.md.
+ */
+#include <kunit/test.h>
+#include <linux/uaccess.h>
+#include <linux/sched/user.h>
+#include <linux/kevent.h>
+#include "kevent_test_storage.h"
+
+#define EV_A	0x1
+#define EV_B	0x2
+
+static struct kt_ctx *ctx(struct kunit *test)
+{
+	return test->priv;
+}
+
+/* kevent_storage_ready: matching and callback results. */
+
+static void kevent_add_not_ready_is_queued_on_storage(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+
+	KUNIT_EXPECT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, c->origin[0].enqueued, 1);
+	KUNIT_EXPECT_FALSE(test, list_empty(&c->origin[0].st.list));
+}
+
+static void kevent_storage_ready_queues_ready_event(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[2];
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	c->origin[0].ret_data0 = 77;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 2), 1L);
+	KUNIT_EXPECT_EQ(test, out[0].type, (u32)KEVENT_TYPE_KERNEL);
+	KUNIT_EXPECT_EQ(test, out[0].id.raw[0], 0U);
+	KUNIT_EXPECT_EQ(test, out[0].event, (u32)EV_A);
+	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, out[0].ret_data[0], 77U);
+	KUNIT_EXPECT_EQ(test, out[0].user[0], 0xabcdU);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+}
+
+static void kevent_storage_ready_ignores_unmatched_mask(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_B);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, 0);
+}
+
+static void kevent_storage_ready_partial_mask_match(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A | EV_B, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_B);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+}
+
+static void kevent_storage_ready_mask_all_matches(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, 0x80000000, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, KEVENT_MASK_ALL);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+}
+
+static void kevent_storage_ready_callback_not_ready(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, 1);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+}
+
+static void kevent_storage_ready_callback_broken(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[1];
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = -1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	/* A broken event leaves its storage. */
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
+	KUNIT_EXPECT_EQ(test, out[0].ret_flags,
+			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
+}
+
+static int kt_seen;
+static int kt_count_callback(struct kevent *k)
+{
+	kt_seen++;
+	return 0;
+}
+
+static void kevent_storage_ready_runs_ready_callback_on_all(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 1, EV_A, 0), 0);
+	/* Both on origin 0's storage: move the second one there. */
+	kt_seen = 0;
+	kevent_storage_ready(&c->origin[0].st, kt_count_callback, EV_B);
+	KUNIT_EXPECT_EQ(test, kt_seen, 1);
+	kevent_storage_ready(&c->origin[1].st, kt_count_callback, EV_B);
+	KUNIT_EXPECT_EQ(test, kt_seen, 2);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+}
+
+/* Coalescing and the three delivery modes. */
+
+static void kevent_ready_event_is_never_queued_twice(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+}
+
+static void kevent_level_sticky_done_requeues_without_ready(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[1];
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
+
+	/* DONE stays: the next matching notification queues it again. */
+	c->origin[0].ready = 0;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
+	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+}
+
+static void kevent_et_cleared_on_delivery(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[1];
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ET), 0);
+	c->origin[0].ready = 1;
+	c->origin[0].ret_data0 = 5;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
+	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, out[0].ret_data[0], 5U);
+
+	/* Not reported again until a notification says ready. */
+	c->origin[0].ready = 0;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+}
+
+static void kevent_oneshot_delivered_once_and_freed(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[1];
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	/* Ready: it left the storage already. */
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
+	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 1), 0L);
+}
+
+static void kevent_wakeup_one_queues_one_per_pass(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct kevent_user *u2, *u3;
+	struct ukevent uk;
+
+	/* Three queues watch origin 0, all with WAKEUP_ONE. */
+	u2 = kevent_user_create();
+	u3 = kevent_user_create();
+	KUNIT_ASSERT_NOT_NULL(test, u2);
+	KUNIT_ASSERT_NOT_NULL(test, u3);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_WAKEUP_ONE), 0);
+	uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
+	mutex_lock(&u2->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, u2), 0);
+	mutex_unlock(&u2->ctl_mutex);
+	uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
+	mutex_lock(&u3->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, u3), 0);
+	mutex_unlock(&u3->ctl_mutex);
+
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u) +
+			kevent_user_ready_num(u2) + kevent_user_ready_num(u3), 1U);
+	/* The first in storage order got it. */
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+
+	kevent_user_destroy(u2);
+	kevent_user_destroy(u3);
+}
+
+static void kevent_wakeup_one_mixed_with_plain_events(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct kevent_user *u2;
+	struct ukevent uk;
+
+	u2 = kevent_user_create();
+	KUNIT_ASSERT_NOT_NULL(test, u2);
+	/* Plain first, then WAKEUP_ONE: the plain one counts as woken. */
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
+	mutex_lock(&u2->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, u2), 0);
+	mutex_unlock(&u2->ctl_mutex);
+
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u2), 0U);
+	kevent_user_destroy(u2);
+}
+
+/* Control operations. */
+
+static void kevent_add_ready_at_once_is_reported_not_kept(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(0, EV_A, 0);
+
+	c->origin[0].enqueue_ret = 1;
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), 1);
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	/* The storage's reference on the origin is dropped. */
+	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
+}
+
+static void kevent_add_enqueue_error_is_per_entry(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(0, EV_A, 0);
+
+	c->origin[0].enqueue_ret = -EBADF;
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), -EBADF);
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags,
+			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
+	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -EBADF);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 0);
+}
+
+static void kevent_add_duplicate_key_eexist(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	KUNIT_EXPECT_EQ(test, kt_add(c, 0, EV_B, 0), -EEXIST);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+}
+
+static void kevent_add_unknown_type_einval(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(0, EV_A, 0);
+
+	uk.type = KEVENT_NR_TYPES;
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), -EINVAL);
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -EINVAL);
+}
+
+static void kevent_add_type_not_built_enosys(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(0, EV_A, 0);
+
+	uk.type = KEVENT_NAIO;
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), -ENOSYS);
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags,
+			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
+	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -ENOSYS);
+}
+
+static void kevent_remove_missing_key_enoent(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(2, EV_A, 0);
+
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_remove_ukevent(&uk, c->u), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), -ENOENT);
+	mutex_unlock(&c->u->ctl_mutex);
+}
+
+static void kevent_remove_detaches_and_unreadies(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(0, EV_A, 0);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_remove_ukevent(&uk, c->u), 0);
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
+}
+
+static void kevent_modify_rechecks_readiness(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(0, EV_B, 0);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), 0);
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	/* The new event bits are the ones matched. */
+	c->origin[0].ready = 0;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, 1);
+}
+
+/* kevent_storage_fini. */
+
+static void kevent_storage_fini_breaks_and_detaches_all(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct kevent_user *u2;
+	struct ukevent uk, out[1];
+
+	u2 = kevent_user_create();
+	KUNIT_ASSERT_NOT_NULL(test, u2);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, 0, 0), 0);	/* mask 0 */
+	uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
+	mutex_lock(&u2->ctl_mutex);
+	KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, u2), 0);
+	mutex_unlock(&u2->ctl_mutex);
+
+	kevent_storage_fini(&c->origin[0].st);
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u2), 1U);
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
+	KUNIT_EXPECT_EQ(test, out[0].ret_flags,
+			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
+	/* Removal does not call back into the dead origin. */
+	kevent_user_destroy(u2);
+	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 0);
+}
+
+/* Delivery. */
+
+static void kevent_get_events_returns_up_to_max_in_order(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[3];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, kt_add(c, i, EV_A, 0), 0);
+		c->origin[i].ready = 1;
+	}
+	for (i = 2; i >= 0; i--)
+		kevent_storage_ready(&c->origin[i].st, NULL, EV_A);
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 2), 2L);
+	KUNIT_EXPECT_EQ(test, out[0].id.raw[0], 2U);
+	KUNIT_EXPECT_EQ(test, out[1].id.raw[0], 1U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+}
+
+static void kevent_get_events_fault_keeps_event_ready(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	long n;
+
+	/* Give the test thread an mm, so address 16 is user memory that faults. */
+	KUNIT_ASSERT_NE(test, kt_user_mem(test, PAGE_SIZE), 0UL);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	n = kevent_user_get_events(c->u, 0, 1, 0,
+				   (struct ukevent __user *)16, false);
+	KUNIT_EXPECT_EQ(test, n, (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+}
+
+static void kevent_release_frees_events_in_every_state(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct kevent_user *u = kevent_user_create();
+	long before = atomic_long_read(&u->owner->kevents);
+	struct ukevent uk;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	c->origin[1].ready = 1;
+	mutex_lock(&u->ctl_mutex);
+	for (i = 0; i < 3000; i++) {
+		uk = kt_uk(i % 3, EV_A, i % 2 ? KEVENT_REQ_ONESHOT : 0);
+		uk.id.raw[1] = i;
+		KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, u), 0);
+	}
+	mutex_unlock(&u->ctl_mutex);
+	c->origin[2].ready = -1;
+	kevent_storage_ready(&c->origin[1].st, NULL, EV_A);
+	kevent_storage_ready(&c->origin[2].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&u->owner->kevents),
+			before + 3000);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u), 2000U);
+	kevent_user_destroy(u);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&u->owner->kevents), before);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[i].st.list));
+}
+
+static struct kunit_case kevent_core_cases[] = {
+	KUNIT_CASE(kevent_add_not_ready_is_queued_on_storage),
+	KUNIT_CASE(kevent_storage_ready_queues_ready_event),
+	KUNIT_CASE(kevent_storage_ready_ignores_unmatched_mask),
+	KUNIT_CASE(kevent_storage_ready_partial_mask_match),
+	KUNIT_CASE(kevent_storage_ready_mask_all_matches),
+	KUNIT_CASE(kevent_storage_ready_callback_not_ready),
+	KUNIT_CASE(kevent_storage_ready_callback_broken),
+	KUNIT_CASE(kevent_storage_ready_runs_ready_callback_on_all),
+	KUNIT_CASE(kevent_ready_event_is_never_queued_twice),
+	KUNIT_CASE(kevent_level_sticky_done_requeues_without_ready),
+	KUNIT_CASE(kevent_et_cleared_on_delivery),
+	KUNIT_CASE(kevent_oneshot_delivered_once_and_freed),
+	KUNIT_CASE(kevent_wakeup_one_queues_one_per_pass),
+	KUNIT_CASE(kevent_wakeup_one_mixed_with_plain_events),
+	KUNIT_CASE(kevent_add_ready_at_once_is_reported_not_kept),
+	KUNIT_CASE(kevent_add_enqueue_error_is_per_entry),
+	KUNIT_CASE(kevent_add_duplicate_key_eexist),
+	KUNIT_CASE(kevent_add_unknown_type_einval),
+	KUNIT_CASE(kevent_add_type_not_built_enosys),
+	KUNIT_CASE(kevent_remove_missing_key_enoent),
+	KUNIT_CASE(kevent_remove_detaches_and_unreadies),
+	KUNIT_CASE(kevent_modify_rechecks_readiness),
+	KUNIT_CASE(kevent_storage_fini_breaks_and_detaches_all),
+	KUNIT_CASE(kevent_get_events_returns_up_to_max_in_order),
+	KUNIT_CASE(kevent_get_events_fault_keeps_event_ready),
+	KUNIT_CASE(kevent_release_frees_events_in_every_state),
+	{}
+};
+
+static struct kunit_suite kevent_core_suite = {
+	.name = "kevent_core",
+	.init = kt_init,
+	.exit = kt_exit,
+	.test_cases = kevent_core_cases,
+};
+
+kunit_test_suite(kevent_core_suite);

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * The test storage shared by the kevent KUnit suites.
+ */
+#include <kunit/test.h>
+#include <linux/mman.h>
+#include <linux/uaccess.h>
+#include <linux/kevent.h>
+#include "kevent_test_storage.h"
+
+static struct kt_ctx *kt_current;
+
+static int kt_callback(struct kevent *k)
+{
+	struct kt_origin *o = k->priv;
+
+	o->callbacks++;
+	if (o->ready > 0)
+		k->event.ret_data[0] = o->ret_data0;
+	return o->ready;
+}
+
+static int kt_enqueue(struct kevent *k)
+{
+	struct kt_origin *o;
+
+	if (!kt_current || k->event.id.raw[0] >= KT_ORIGINS)
+		return -EBADF;
+	o = &kt_current->origin[k->event.id.raw[0]];
+	o->enqueued++;
+	if (o->enqueue_ret < 0)
+		return o->enqueue_ret;
+	k->priv = o;
+	kevent_storage_enqueue(&o->st, k);
+	return o->enqueue_ret;
+}
+
+static int kt_dequeue(struct kevent *k)
+{
+	struct kt_origin *o = k->priv;
+
+	o->dequeued++;
+	kevent_storage_dequeue(&o->st, k);
+	return 0;
+}
+
+static const struct kevent_callbacks kt_callbacks = {
+	.callback	= kt_callback,
+	.enqueue	= kt_enqueue,
+	.dequeue	= kt_dequeue,
+};
+
+int kt_init(struct kunit *test)
+{
+	struct kt_ctx *c;
+	int i;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < KT_ORIGINS; i++)
+		kevent_storage_init(&c->origin[i], &c->origin[i].st);
+	c->u = kevent_user_create();
+	KUNIT_ASSERT_NOT_NULL(test, c->u);
+	kt_current = c;
+	test->priv = c;
+	return kevent_add_callbacks(&kt_callbacks, KEVENT_TYPE_KERNEL);
+}
+
+void kt_exit(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+
+	if (c && c->u)
+		kevent_user_destroy(c->u);
+	kevent_remove_callbacks(KEVENT_TYPE_KERNEL);
+	kt_current = NULL;
+}
+
+struct ukevent kt_uk(u32 o, u32 event, u32 req_flags)
+{
+	struct ukevent uk = {
+		.id.raw = { o, 0 },
+		.type = KEVENT_TYPE_KERNEL,
+		.event = event,
+		.req_flags = req_flags,
+		.user = { 0xabcd, o },
+	};
+	return uk;
+}
+
+int kt_add(struct kt_ctx *c, u32 o, u32 event, u32 req_flags)
+{
+	struct ukevent uk = kt_uk(o, event, req_flags);
+	int err;
+
+	mutex_lock(&c->u->ctl_mutex);
+	err = kevent_user_add_ukevent(&uk, c->u);
+	mutex_unlock(&c->u->ctl_mutex);
+	return err;
+}
+
+unsigned long kt_user_mem(struct kunit *test, size_t len)
+{
+	return kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+}
+
+long kt_get(struct kunit *test, struct kt_ctx *c, struct ukevent *out,
+	    unsigned int max)
+{
+	unsigned long ubuf = kt_user_mem(test, max * sizeof(*out));
+	long n;
+
+	KUNIT_ASSERT_NE(test, ubuf, 0UL);
+	n = kevent_user_get_events(c->u, 0, max, 0,
+				   (struct ukevent __user *)ubuf, false);
+	if (n > 0)
+		KUNIT_ASSERT_EQ(test, 0UL,
+				copy_from_user(out, (void __user *)ubuf,
+					       n * sizeof(*out)));
+	return n;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+/*
+ * A storage type for the kevent KUnit suites: fake origins whose readiness
+ * the test sets.  It lives in the KEVENT_TYPE_KERNEL slot, which user space
+ * cannot reach.  id.raw[0] of a ukevent selects the origin.
+ */
+#ifndef _KEVENT_TEST_STORAGE_H
+#define _KEVENT_TEST_STORAGE_H
+
+#include <kunit/test.h>
+#include <linux/kevent.h>
+
+#define KT_ORIGINS	4
+
+struct kt_origin {
+	struct kevent_storage	st;
+	int			ready;		/* what ->callback returns */
+	int			enqueue_ret;	/* what ->enqueue returns */
+	u32			ret_data0;	/* written by a ready callback */
+	int			enqueued;	/* ->enqueue calls */
+	int			dequeued;	/* ->dequeue calls */
+	int			callbacks;	/* ->callback calls */
+};
+
+struct kt_ctx {
+	struct kevent_user	*u;
+	struct kt_origin	origin[KT_ORIGINS];
+};
+
+int kt_init(struct kunit *test);
+void kt_exit(struct kunit *test);
+
+/* A ukevent of the test type on origin @o. */
+struct ukevent kt_uk(u32 o, u32 event, u32 req_flags);
+/* Add through the kernel API; returns kevent_user_add_ukevent()'s value. */
+int kt_add(struct kt_ctx *c, u32 o, u32 event, u32 req_flags);
+/* Deliver up to @max ready events into @out through kevent_get_events(). */
+long kt_get(struct kunit *test, struct kt_ctx *c, struct ukevent *out,
+	    unsigned int max);
+/* User memory for the test, @len bytes, or 0. */
+unsigned long kt_user_mem(struct kunit *test, size_t len);
+
+#endif

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * KUnit: the timer storage (KEVENT_TIMER), through the queue API.
+ */
+#include <kunit/test.h>
+#include <linux/mman.h>
+#include <linux/uaccess.h>
+#include <linux/ktime.h>
+#include <linux/delay.h>
+#include <linux/kevent.h>
+#include "kevent_test_storage.h"
+
+struct ktt {
+	struct kevent_user	*u;
+	struct ukevent __user	*buf;
+};
+
+static int ktt_init(struct kunit *test)
+{
+	struct ktt *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->u = kevent_user_create();
+	KUNIT_ASSERT_NOT_NULL(test, t->u);
+	t->buf = (struct ukevent __user *)kt_user_mem(test, PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, t->buf);
+	test->priv = t;
+	return 0;
+}
+
+static void ktt_exit(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+
+	kevent_user_destroy(t->u);
+}
+
+static int ktt_add(struct ktt *t, u32 sec, u32 nsec, u32 flags,
+		   struct ukevent *uk)
+{
+	int err;
+
+	memset(uk, 0, sizeof(*uk));
+	uk->type = KEVENT_TIMER;
+	uk->event = KEVENT_TIMER_FIRED;
+	uk->id.raw[0] = sec;
+	uk->id.raw[1] = nsec;
+	uk->req_flags = flags;
+	mutex_lock(&t->u->ctl_mutex);
+	err = kevent_user_add_ukevent(uk, t->u);
+	mutex_unlock(&t->u->ctl_mutex);
+	return err;
+}
+
+static long ktt_get(struct kunit *test, struct ktt *t, u64 timeout,
+		    struct ukevent *out)
+{
+	long n = kevent_user_get_events(t->u, 1, 1, timeout, t->buf, false);
+
+	if (n == 1)
+		KUNIT_ASSERT_EQ(test, 0UL,
+				copy_from_user(out, t->buf, sizeof(*out)));
+	return n;
+}
+
+static void kevent_timer_zero_period_einval(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+
+	KUNIT_EXPECT_EQ(test, ktt_add(t, 0, 0, 0, &uk), -EINVAL);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags,
+			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
+	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -EINVAL);
+	KUNIT_EXPECT_EQ(test, ktt_add(t, 0, NSEC_PER_SEC, 0, &uk), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 0U);
+}
+
+static void kevent_timer_fires_within_tolerance(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+	ktime_t start;
+	s64 us;
+
+	start = ktime_get();
+	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 10 * NSEC_PER_MSEC, 0, &uk), 0);
+	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
+	us = ktime_us_delta(ktime_get(), start);
+	KUNIT_EXPECT_EQ(test, uk.type, (u32)KEVENT_TIMER);
+	KUNIT_EXPECT_EQ(test, uk.event, (u32)KEVENT_TIMER_FIRED);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, uk.ret_data[0], 1U);
+	/* 10 ms period: fired after at least 10 ms and within 10 ms more. */
+	KUNIT_EXPECT_GE(test, us, 10000LL);
+	KUNIT_EXPECT_LT(test, us, 20000LL);
+}
+
+static void kevent_timer_counts_expirations_since_delivery(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+
+	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 5 * NSEC_PER_MSEC, 0, &uk), 0);
+	/* A slow consumer: about ten periods pass before it looks. */
+	usleep_range(52000, 52100);
+	KUNIT_ASSERT_EQ(test, ktt_get(test, t, 0, &uk), 1L);
+	KUNIT_EXPECT_GE(test, uk.ret_data[0], 9U);
+	KUNIT_EXPECT_LE(test, uk.ret_data[0], 11U);
+	/* The next delivery counts from there. */
+	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, uk.ret_data[0], 1U);
+}
+
+static void kevent_timer_oneshot_fires_once(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+
+	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 2 * NSEC_PER_MSEC,
+				      KEVENT_REQ_ONESHOT, &uk), 0);
+	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, uk.ret_data[0], 1U);
+	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, ktt_get(test, t, 20 * NSEC_PER_MSEC, &uk), 0L);
+}
+
+static void kevent_timer_removed_never_fires(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+
+	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 3 * NSEC_PER_MSEC, 0, &uk), 0);
+	mutex_lock(&t->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_remove_ukevent(&uk, t->u), 0);
+	mutex_unlock(&t->u->ctl_mutex);
+	usleep_range(10000, 11000);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 0U);
+}
+
+static void kevent_timer_same_period_is_same_key(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+
+	KUNIT_ASSERT_EQ(test, ktt_add(t, 1, 0, 0, &uk), 0);
+	KUNIT_EXPECT_EQ(test, ktt_add(t, 1, 0, KEVENT_REQ_ET, &uk), -EEXIST);
+	KUNIT_EXPECT_EQ(test, ktt_add(t, 1, 1, 0, &uk), 0);
+	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 2U);
+}
+
+static struct kunit_case kevent_timer_cases[] = {
+	KUNIT_CASE(kevent_timer_zero_period_einval),
+	KUNIT_CASE(kevent_timer_fires_within_tolerance),
+	KUNIT_CASE(kevent_timer_counts_expirations_since_delivery),
+	KUNIT_CASE(kevent_timer_oneshot_fires_once),
+	KUNIT_CASE(kevent_timer_removed_never_fires),
+	KUNIT_CASE(kevent_timer_same_period_is_same_key),
+	{}
+};
+
+static struct kunit_suite kevent_timer_suite = {
+	.name = "kevent_timer",
+	.init = ktt_init,
+	.exit = ktt_exit,
+	.test_cases = kevent_timer_cases,
+};
+
+kunit_test_suite(kevent_timer_suite);

@@ -1,0 +1,90 @@
+#!/bin/bash
+# kevent test harness: builds a UML 6.12 kernel with kevent through
+# kunit_tool, runs the KUnit suites and the user-space suites, and writes a
+# coverage report.  Each stage is a small script in scripts/ or coverage/.
+set -u
+. "$(dirname "$0")/scripts/lib.sh"
+
+usage() {
+	cat <<EOF
+usage: ./run_tests.sh [options] [KUNIT_GLOB]
+
+Sets up what is missing, prepares the kernel tree, builds the UML kernel,
+lints, runs the KUnit suites and the user-space suites, and writes the
+coverage report (coverage/html/index.html).  Exits 0 only when all passed.
+
+  KUNIT_GLOB        run only these KUnit suites/tests, e.g. 'kevent_core.*oneshot*'
+                    (default: kevent*)
+  --jobs N          parallel make jobs (default: $(nproc))
+  --no-coverage     build without gcov (a separate build dir) and skip the report
+  --no-lint         skip checkpatch, W=1, shellcheck and the uapi check
+  --json FILE       write all results (both layers) as KernelCI JSON to FILE
+  -h, --help        this text
+
+Environment: KERNEL_SRC=DIR uses that 6.12.x tree instead of Debian's
+linux-source-6.12.  The UML binary of the last run is .work/build/linux.
+EOF
+}
+
+filter=kevent*
+json=
+lint=1
+export COVERAGE=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--jobs) [ $# -ge 2 ] || die "--jobs needs a number"; JOBS=$2; shift ;;
+	--jobs=*) JOBS=${1#*=} ;;
+	--no-coverage) COVERAGE=0 ;;
+	--no-lint) lint=0 ;;
+	--json) [ $# -ge 2 ] || die "--json needs a file name"; json=$2; shift ;;
+	--json=*) json=${1#*=} ;;
+	-*) usage >&2; die "unknown option $1" ;;
+	*) filter=$1 ;;
+	esac
+	shift
+done
+case $JOBS in ''|*[!0-9]*) die "--jobs wants a positive number, not '$JOBS'" ;; esac
+[ -z "$json" ] || json=$(realpath -m "$json")
+export JOBS JSON_OUT=1
+[ "$COVERAGE" = 1 ] || { BUILD=$WORK/build-nocov; export KEVENT_BUILD=$BUILD; }
+
+failed=()
+timings=()
+run_stage() {	# name, command...
+	local name=$1 start=$SECONDS
+	shift
+	stage "$name"
+	"$@" || failed+=("$name")
+	timings+=("$name $((SECONDS - start))s")
+}
+must() {	# a stage the rest depends on
+	run_stage "$@"
+	[ ${#failed[@]} = 0 ] || { printf '\n0 passed, 1 failed\n'; exit 1; }
+}
+
+must setup "$REPO/scripts/setup.sh"
+must prepare "$REPO/scripts/prepare_tree.sh"
+must build "$REPO/scripts/build_kernel.sh"
+[ $lint = 1 ] && run_stage lint "$REPO/scripts/lint.sh"
+
+rm -f "$RESULTS"/*.json "$RESULTS"/coverage-*.info
+[ "$COVERAGE" = 1 ] && "$REPO/coverage/capture.sh" reset
+run_stage kunit "$REPO/scripts/run_kunit.sh" "$filter"
+if [ "$COVERAGE" = 1 ]; then
+	"$REPO/coverage/capture.sh" kunit
+	"$REPO/coverage/capture.sh" reset
+fi
+run_stage userland sh -c '"$1/scripts/build_userland.sh" && "$1/scripts/run_userland.sh"' _ "$REPO"
+if [ "$COVERAGE" = 1 ]; then
+	"$REPO/coverage/capture.sh" userland
+	run_stage coverage "$REPO/coverage/capture.sh" report kunit userland
+fi
+
+stage summary
+printf '  stage times: %s\n' "$(IFS=,; echo "${timings[*]}")"
+for f in "${failed[@]}"; do
+	printf '  stage failed: %s\n' "$f"
+done
+python3 "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
+	${json:+--json "$json"} --failed-stages "$(IFS=,; echo "${failed[*]}")"

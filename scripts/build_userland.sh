@@ -1,0 +1,72 @@
+#!/bin/bash
+# Build the static user-space programs against the uapi headers as
+# installed by make headers_install, and pack them with busybox into the
+# test initramfs ($USERLAND_OUT/initramfs.cpio).
+set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+out=$USERLAND_OUT
+mkdir -p "$out/tests" "$out/tools" "$HEADERS"
+
+# UML cannot export headers; the x86 export of the same tree carries the
+# same syscall_64.tbl (HOST-NOTES).
+make -s -C "$TREE" ARCH=x86 O="$HEADERS" headers_install >/dev/null ||
+	die "make headers_install failed"
+
+CFLAGS=(-static -O2 -g -Wall -Werror -pthread
+	-isystem "$HEADERS/usr/include"
+	-I "$TREE/tools/testing/selftests" -I "$REPO/userland")
+
+# Compile $2 from $1 when the source or kevent.h is newer.
+cc_static() {
+	local src=$1 bin=$2
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] || [ "$REPO/userland/kevent.h" -nt "$bin" ] ||
+	   [ "$HEADERS/usr/include/linux/ukevent.h" -nt "$bin" ]; then
+		gcc "${CFLAGS[@]}" -o "$bin" "$src" || die "cannot compile $src"
+	fi
+}
+
+cc_static "$REPO/userland/init.c" "$out/init"
+tests=()
+for src in "$REPO"/userland/tests/*.c; do
+	name=$(basename "$src" .c)
+	cc_static "$src" "$out/tests/$name"
+	tests+=("$name")
+done
+# Remove programs whose source is gone.
+for bin in "$out"/tests/*; do
+	[ -e "$REPO/userland/tests/$(basename "$bin").c" ] || rm -f "$bin"
+done
+tools=()
+for src in "$REPO"/userland/tools/*.c; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .c)
+	cc_static "$src" "$out/tools/$name"
+	tools+=("$name")
+done
+
+busybox=$(command -v busybox) || die "busybox missing: apt-get install busybox-static"
+gen=$out/gen_init_cpio
+[ -x "$gen" ] || gcc -O2 -o "$gen" "$TREE/usr/gen_init_cpio.c" || die "cannot build gen_init_cpio"
+
+list=$out/initramfs.list
+{
+	for d in /dev /proc /sys /tmp /results /host /tests /tools /bin /sbin /etc /root; do
+		echo "dir $d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "nod /dev/null 0666 0 0 c 1 3"
+	echo "file /init $out/init 0755 0 0"
+	echo "file /bin/busybox $busybox 0755 0 0"
+	echo "slink /bin/sh busybox 0777 0 0"
+	for t in "${tests[@]}"; do
+		echo "file /tests/$t $out/tests/$t 0755 0 0"
+	done
+	for t in "${tools[@]}"; do
+		echo "file /tools/$t $out/tools/$t 0755 0 0"
+	done
+} > "$list"
+"$gen" "$list" > "$out/initramfs.cpio.tmp" || die "gen_init_cpio failed"
+mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"
+say "userland: ${#tests[@]} test programs, ${#tools[@]} tools in $out/initramfs.cpio"

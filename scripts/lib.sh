@@ -1,0 +1,37 @@
+#!/bin/bash
+# Shared paths and helpers for the harness scripts.  Sourced, not run.
+# shellcheck disable=SC2034  # the paths are used by the scripts that source this
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=${KEVENT_WORK:-$REPO/.work}	# everything generated, ignored by git
+TREE=$WORK/linux			# the prepared kernel tree
+BUILD=${KEVENT_BUILD:-$WORK/build}	# kunit_tool's build dir (O=)
+LINT_BUILD=$WORK/build-lint		# W=1 compile of the kevent files
+HEADERS=$WORK/headers			# make headers_install output
+USERLAND_OUT=$WORK/userland		# static programs and the initramfs
+RESULTS=$WORK/results			# KTAP, logs, JSON of the last run
+UML=$BUILD/linux			# the UML binary of the last run
+KUNIT_PY=$TREE/tools/testing/kunit/kunit.py
+JOBS=${JOBS:-$(nproc)}
+
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+say() {
+	printf '%s\n' "$*"
+}
+
+stage() {
+	printf '\n==> %s\n' "$*"
+}
+
+# The kunitconfig fragments of this run, as kunit_tool arguments.
+kunitconfig_args() {
+	local args=(--kunitconfig "$REPO/configs/base.config")
+
+	[ "${COVERAGE:-1}" = 1 ] && args+=(--kunitconfig "$REPO/configs/coverage.config")
+	[ "${DEBUG_CONFIG:-0}" = 1 ] && args+=(--kunitconfig "$REPO/configs/debug.config")
+	printf '%s\n' "${args[@]}"
+}

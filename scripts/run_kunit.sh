@@ -1,0 +1,18 @@
+#!/bin/bash
+# Run the KUnit suites in the built UML kernel through kunit_tool.
+# $1: an optional suite/test glob (e.g. 'kevent_core.*oneshot*').
+set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+filter=${1:-kevent*}
+mkdir -p "$RESULTS"
+json=()
+[ -n "${JSON_OUT:-}" ] && json=(--json "$RESULTS/kunit.json")
+set +e
+python3 "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${KUNIT_TIMEOUT:-600}" \
+	"${json[@]}" "$filter" | tee "$RESULTS/kunit-parsed.txt"
+rc=${PIPESTATUS[0]}
+set -e
+cp "$BUILD/test.log" "$RESULTS/kunit-console.log" 2>/dev/null || true
+[ "$rc" = 0 ] || die "KUnit tests failed (kernel log: $RESULTS/kunit-console.log)"

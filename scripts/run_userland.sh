@@ -1,0 +1,49 @@
+#!/bin/bash
+# Boot the UML kernel with the test initramfs (kunit.enable=0, so KUnit
+# stays quiet), let init run the user-space tests and power off, then parse
+# their KTAP with kunit_tool.  Fails on a test failure, a missing result, a
+# kernel panic or a boot that outlives its timeout.
+set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+timeout=${USERLAND_TIMEOUT:-900}
+mkdir -p "$RESULTS/hostfs"
+rm -f "$RESULTS/hostfs/userland.ktap"
+console=$RESULTS/userland-console.log
+[ -x "$UML" ] || die "no UML kernel at $UML: run ./run_tests.sh first"
+[ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: scripts/build_userland.sh"
+
+set +e
+timeout --kill-after=10 "$timeout" "$UML" mem=512M \
+	initrd="$USERLAND_OUT/initramfs.cpio" rdinit=/init kunit.enable=0 \
+	con=null con0=fd:0,fd:1 \
+	KEVENT_RESULTS="$RESULTS/hostfs" KEVENT_TIMEOUT=$((timeout - 30)) \
+	</dev/null >"$console" 2>&1
+rc=$?
+set -e
+
+ktap=$RESULTS/userland.ktap
+cp "$RESULTS/hostfs/userland.ktap" "$ktap" 2>/dev/null || : > "$ktap"
+problem=
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	problem="the UML boot hung: killed after $timeout s"
+elif grep -q 'Kernel panic' "$console"; then
+	problem="kernel panic (see $console)"
+elif [ $rc != 0 ]; then
+	problem="UML exited with status $rc (see $console)"
+elif [ ! -s "$ktap" ]; then
+	problem="no user-space results were written (see $console)"
+fi
+
+json=()
+[ -n "${JSON_OUT:-}" ] && json=(--json "$RESULTS/userland.json")
+set +e
+python3 "$KUNIT_PY" parse "${json[@]}" "$ktap" | tee "$RESULTS/userland-parsed.txt"
+parse_rc=${PIPESTATUS[0]}
+set -e
+if [ -n "$problem" ]; then
+	tail -n 30 "$console" >&2
+	die "user space: $problem"
+fi
+[ "$parse_rc" = 0 ] || die "user-space tests failed (KTAP: $ktap)"

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""One summary of a harness run.
+
+Reads the KernelCI JSON that kunit_tool wrote for each layer (KUnit and
+user space), prints a table per suite, the coverage of each kevent source
+per layer, and ends with the totals line "N passed, N failed".  With
+--json FILE it writes every result, both layers, as one KernelCI JSON
+document.  Exits 1 when any test failed or a layer has no results.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+LAYERS = (('kunit', 'KUnit (in-kernel)'), ('userland', 'user space (booted UML)'))
+
+
+def walk(group, prefix=''):
+    """Yield (suite, test, status) for every test case of a KernelCI group."""
+    for case in group.get('test_cases', []):
+        yield prefix, case['name'], case['status']
+    for sub in group.get('sub_groups', []):
+        name = sub['name'] if not prefix else prefix + '.' + sub['name']
+        yield from walk(sub, name)
+
+
+def load_layer(results, layer):
+    path = os.path.join(results, layer + '.json')
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def parse_info(path):
+    """Per source file: lines, functions, branches as (found, hit) pairs."""
+    files = {}
+    cur = None
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith('SF:'):
+                    cur = files.setdefault(line[3:], {})
+                elif cur is not None and ':' in line:
+                    key, _, val = line.partition(':')
+                    if key in ('LF', 'LH', 'FNF', 'FNH', 'BRF', 'BRH'):
+                        cur[key] = cur.get(key, 0) + int(val)
+    except OSError:
+        return None
+    return files
+
+
+def pct(found, hit):
+    return '   -  ' if not found else '%5.1f%%' % (100.0 * hit / found)
+
+
+def coverage_table(results, tree):
+    layers = [('kunit', 'KUnit'), ('userland', 'user'), ('all', 'both')]
+    data = {l: parse_info(os.path.join(results, 'coverage-%s.info' % l))
+            for l, _ in layers}
+    if not data['all']:
+        return []
+    out = ['', 'Coverage of the kevent sources (lines / functions / branches):',
+           '  %-28s %s' % ('file', '  '.join('%-24s' % t for _, t in layers))]
+    for src in sorted(data['all']):
+        name = os.path.relpath(src, tree) if tree else src
+        cols = []
+        for l, _ in layers:
+            d = (data[l] or {}).get(src, {})
+            cols.append('%-24s' % ' '.join((pct(d.get('LF', 0), d.get('LH', 0)),
+                                            pct(d.get('FNF', 0), d.get('FNH', 0)),
+                                            pct(d.get('BRF', 0), d.get('BRH', 0)))))
+        out.append('  %-28s %s' % (name, '  '.join(cols)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--results', required=True)
+    ap.add_argument('--tree', default='')
+    ap.add_argument('--layers', default='kunit,userland')
+    ap.add_argument('--json', metavar='FILE')
+    ap.add_argument('--failed-stages', default='',
+                    help='stages that failed outside the test layers (lint, ...)')
+    args = ap.parse_args()
+
+    wanted = args.layers.split(',')
+    total = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
+    combined = {'name': 'kevent', 'sub_groups': [], 'test_cases': []}
+    lines = ['', 'Summary', '  %-44s %6s %6s %6s' % ('suite', 'pass', 'fail', 'skip')]
+    for layer, title in LAYERS:
+        if layer not in wanted:
+            continue
+        group = load_layer(args.results, layer)
+        lines.append('  ' + title)
+        if group is None:
+            lines.append('    %-42s %6s %6d %6s' % ('(no results: the layer did not finish)',
+                                                  '-', 1, '-'))
+            total['FAIL'] += 1
+            continue
+        group = dict(group, name=layer)
+        combined['sub_groups'].append(group)
+        suites = {}
+        for suite, _, status in walk(group):
+            s = suites.setdefault(suite or layer, {'PASS': 0, 'FAIL': 0, 'SKIP': 0})
+            key = status if status in ('PASS', 'SKIP') else 'FAIL'
+            s[key] += 1
+            total[key] += 1
+        if not suites:
+            lines.append('    %-42s %6s %6d %6s' % ('(no tests ran)', '-', 1, '-'))
+            total['FAIL'] += 1
+        for suite, s in sorted(suites.items()):
+            lines.append('    %-42s %6d %6d %6d' % (suite, s['PASS'], s['FAIL'], s['SKIP']))
+
+    for stage in filter(None, args.failed_stages.split(',')):
+        if stage in wanted:
+            continue
+        lines.append('  stage %-36s %6s %6d %6s' % (stage, '-', 1, '-'))
+        total['FAIL'] += 1
+
+    lines += coverage_table(args.results, args.tree)
+    print('\n'.join(lines))
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump(combined, f, indent=4)
+        print('\nAll results (KernelCI JSON): %s' % args.json)
+    print('')
+    skipped = ', %d skipped' % total['SKIP'] if total['SKIP'] else ''
+    print('%d passed, %d failed%s' % (total['PASS'], total['FAIL'], skipped))
+    return 1 if total['FAIL'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * init for the kevent test initramfs.
+ *
+ * Mounts /proc, /sys, /dev (devtmpfs), /tmp and debugfs, brings loopback up,
+ * then runs every program in /tests in name order.  Each program prints KTAP
+ * (kselftest_harness); init nests it under one KTAP document, one subtest
+ * per program, and writes it to a file on the host through hostfs, a
+ * channel kernel messages cannot garble.  A program that crashes, prints no
+ * result or outlives its timeout is "not ok".  Then init powers the machine
+ * off cleanly, so gcov data is written.
+ *
+ * Kernel command line (unknown name=value pairs reach init's environment):
+ *   KEVENT_RESULTS=/host/dir   where the KTAP goes (hostfs); default: console
+ *   KEVENT_TIMEOUT=seconds     per program, default 300
+ *   KEVENT_SHELL=1             start /bin/sh instead of the tests
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TESTS_DIR	"/tests"
+#define RESULTS_MNT	"/results"
+
+static FILE *out;
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("kevent-init: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void mount_one(const char *src, const char *dst, const char *type,
+		      const char *data)
+{
+	mkdir(dst, 0755);
+	if (mount(src, dst, type, 0, data) && errno != EBUSY)
+		note("mount %s on %s: %s", type, dst, strerror(errno));
+}
+
+static void loopback_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
+		note("lo: %s", strerror(errno));
+	} else {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+			note("lo up: %s", strerror(errno));
+	}
+	if (s >= 0)
+		close(s);
+}
+
+static int filter(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Run one program, copy its output indented; true when it passed. */
+static int run_one(const char *name, int timeout)
+{
+	char path[512], buf[4096], line[8192];
+	size_t len = 0;
+	int pipefd[2], status = 0, timed_out = 0, plan = 0;
+	double deadline = now() + timeout;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), TESTS_DIR "/%s", name);
+	if (pipe2(pipefd, O_CLOEXEC))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execl(path, path, (char *)NULL);
+		printf("# exec %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	fprintf(out, "    KTAP version 1\n    # Subtest: %s\n", name);
+
+	for (;;) {
+		struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
+		double left = deadline - now();
+		ssize_t n;
+
+		if (left <= 0) {
+			timed_out = 1;
+			kill(-pid, SIGKILL);
+			break;
+		}
+		if (poll(&p, 1, (int)(left * 1000) + 1) <= 0)
+			continue;
+		n = read(pipefd[0], buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n' && len < sizeof(line) - 1) {
+				line[len++] = buf[i];
+				continue;
+			}
+			if (buf[i] != '\n')
+				continue;
+			line[len] = 0;
+			len = 0;
+			/* Our header names the subtest; drop the program's. */
+			if (!strncmp(line, "TAP version", 11) ||
+			    !strncmp(line, "KTAP version", 12))
+				continue;
+			if (!strncmp(line, "1..", 3))
+				plan = 1;
+			fprintf(out, "    %s\n", line);
+		}
+	}
+	if (len) {
+		line[len] = 0;
+		fprintf(out, "    %s\n", line);
+	}
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	if (timed_out)
+		fprintf(out, "    # %s: killed after %d s\n", name, timeout);
+	else if (WIFSIGNALED(status))
+		fprintf(out, "    # %s: killed by signal %d\n", name,
+			WTERMSIG(status));
+	else if (!plan)
+		fprintf(out, "    # %s: printed no KTAP plan\n", name);
+	fflush(out);
+	return !timed_out && plan && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
+
+static void power_off(void)
+{
+	sync();
+	reboot(RB_POWER_OFF);
+	for (;;)
+		pause();
+}
+
+int main(void)
+{
+	const char *results = getenv("KEVENT_RESULTS");
+	const char *t = getenv("KEVENT_TIMEOUT");
+	int timeout = t ? atoi(t) : 300;
+	struct dirent **names;
+	int n, i, fd = -1;
+
+	mount_one("proc", "/proc", "proc", NULL);
+	mount_one("sysfs", "/sys", "sysfs", NULL);
+	mount_one("devtmpfs", "/dev", "devtmpfs", NULL);
+	mount_one("tmpfs", "/tmp", "tmpfs", NULL);
+	mount_one("debugfs", "/sys/kernel/debug", "debugfs", NULL);
+	loopback_up();
+	setenv("PATH", "/bin:/sbin:/tests:/tools", 1);
+
+	if (getenv("KEVENT_SHELL")) {
+		mount_one("none", "/host", "hostfs", getenv("KEVENT_HOST"));
+		execl("/bin/sh", "sh", "-l", (char *)NULL);
+		note("no shell: %s", strerror(errno));
+		power_off();
+	}
+
+	out = stdout;
+	if (results) {
+		mount_one("none", RESULTS_MNT, "hostfs", results);
+		fd = open(RESULTS_MNT "/userland.ktap",
+			  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || !(out = fdopen(fd, "w"))) {
+			note("cannot write %s/userland.ktap: %s", results,
+			     strerror(errno));
+			power_off();
+		}
+	}
+
+	n = scandir(TESTS_DIR, &names, filter, alphasort);
+	if (n < 0)
+		n = 0;
+	fprintf(out, "KTAP version 1\n1..%d\n", n);
+	fflush(out);
+	for (i = 0; i < n; i++) {
+		int ok;
+
+		note("running %s", names[i]->d_name);
+		ok = run_one(names[i]->d_name, timeout);
+		fprintf(out, "%sok %d %s\n", ok ? "" : "not ", i + 1,
+			names[i]->d_name);
+		fflush(out);
+	}
+	fflush(out);
+	if (fd >= 0) {
+		fsync(fd);
+		fclose(out);
+		umount(RESULTS_MNT);
+	}
+	note("done, powering off");
+	power_off();
+	return 0;
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * User space: timer events through the four syscalls, in the booted UML.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <time.h>
+#include "../kevent.h"
+#include "kselftest_harness.h"
+
+#define MS	1000000ULL
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+FIXTURE(queue) {
+	int fd;
+};
+
+FIXTURE_SETUP(queue)
+{
+	self->fd = kevent_open(0);
+	ASSERT_LE(0, self->fd) TH_LOG("open /dev/kevent: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(queue)
+{
+	close(self->fd);
+}
+
+/* A 10 ms timer fires once after 10 ms, within 5 ms (hrtimer precision). */
+TEST_F(queue, timer_10ms_fires_within_tolerance)
+{
+	struct ukevent uk = kevent_timer(10 * MS, 0), ev;
+	__u64 t0 = now_ns(), dt;
+
+	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
+	ASSERT_EQ(1, kevent_get_events(self->fd, 1, 1, 1000 * MS, &ev, 0));
+	dt = now_ns() - t0;
+	EXPECT_EQ(KEVENT_TIMER, ev.type);
+	EXPECT_EQ(KEVENT_TIMER_FIRED, ev.event);
+	EXPECT_EQ(0U, ev.id.raw[0]);
+	EXPECT_EQ(10 * MS, ev.id.raw[1]);
+	EXPECT_EQ(KEVENT_RET_DONE, ev.ret_flags);
+	EXPECT_EQ(1U, ev.ret_data[0]);
+	EXPECT_LE(10 * MS, dt);
+	EXPECT_GT(15 * MS, dt) TH_LOG("fired after %llu ns", dt);
+}
+
+/* A periodic 10 ms timer fires 5 times in 5 periods. */
+TEST_F(queue, timer_periodic_fires_every_period)
+{
+	struct ukevent uk = kevent_timer(10 * MS, 0), ev;
+	__u64 t0 = now_ns(), fired = 0, dt;
+
+	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
+	while (fired < 5) {
+		ASSERT_EQ(1, kevent_get_events(self->fd, 1, 1, 1000 * MS, &ev, 0));
+		fired += ev.ret_data[0];
+	}
+	dt = now_ns() - t0;
+	EXPECT_EQ(5U, fired);
+	EXPECT_LE(50 * MS, dt);
+	EXPECT_GT(60 * MS, dt) TH_LOG("5 periods took %llu ns", dt);
+}
+
+/* ONESHOT: delivered once, then gone (REMOVE finds nothing). */
+TEST_F(queue, timer_oneshot_fires_once)
+{
+	struct ukevent uk = kevent_timer(2 * MS, KEVENT_REQ_ONESHOT), ev;
+
+	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
+	ASSERT_EQ(1, kevent_get_events(self->fd, 1, 1, 1000 * MS, &ev, 0));
+	EXPECT_EQ(KEVENT_REQ_ONESHOT, ev.req_flags);
+	EXPECT_EQ(1U, ev.ret_data[0]);
+	EXPECT_EQ(0, kevent_get_events(self->fd, 1, 1, 20 * MS, &ev, 0));
+	uk = kevent_timer(2 * MS, 0);
+	EXPECT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, 1, &uk));
+	EXPECT_EQ(KEVENT_RET_BROKEN | KEVENT_RET_DONE, uk.ret_flags);
+}
+
+/* Expirations pile up in ret_data[0] while nobody looks. */
+TEST_F(queue, timer_counts_expirations_for_slow_consumer)
+{
+	struct ukevent uk = kevent_timer(5 * MS, 0), ev;
+	struct timespec ts = { 0, 52 * MS };
+
+	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
+	nanosleep(&ts, NULL);
+	ASSERT_EQ(1, kevent_get_events(self->fd, 0, 1, 0, &ev, 0));
+	EXPECT_LE(9U, ev.ret_data[0]);
+	EXPECT_GE(11U, ev.ret_data[0]);
+}
+
+/* REMOVE stops the timer: nothing arrives afterwards. */
+TEST_F(queue, timer_removed_never_fires)
+{
+	struct ukevent uk = kevent_timer(3 * MS, 0), ev;
+
+	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
+	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, 1, &uk));
+	EXPECT_EQ(KEVENT_RET_DONE, uk.ret_flags);
+	EXPECT_EQ(0, kevent_get_events(self->fd, 1, 1, 20 * MS, &ev, 0));
+}
+
+/* A zero period fails that entry with -EINVAL, reported in the array. */
+TEST_F(queue, timer_zero_period_einval)
+{
+	struct ukevent uk[2] = { kevent_timer(0, 0), kevent_timer(MS, 0) };
+
+	ASSERT_EQ(1, kevent_ctl(self->fd, KEVENT_CTL_ADD, 2, uk));
+	EXPECT_EQ(KEVENT_RET_BROKEN | KEVENT_RET_DONE, uk[0].ret_flags);
+	EXPECT_EQ(-EINVAL, (int)uk[0].ret_data[1]);
+}
+
+/* Two timers with distinct periods are two events. */
+TEST_F(queue, timer_two_periods_two_events)
+{
+	struct ukevent uk[2] = { kevent_timer(3 * MS, 0), kevent_timer(4 * MS, 0) };
+	struct ukevent ev[2];
+	int n = 0;
+
+	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 2, uk));
+	while (n < 2) {
+		int r = kevent_get_events(self->fd, 2 - n, 2 - n, 100 * MS, &ev[n], 0);
+
+		ASSERT_LT(0, r);
+		n += r;
+	}
+	EXPECT_NE(ev[0].id.raw[1], ev[1].id.raw[1]);
+}
+
+TEST_HARNESS_MAIN
