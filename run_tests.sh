@@ -19,6 +19,8 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
   --no-coverage     build without gcov (a separate build dir) and skip the report
   --no-lint         skip checkpatch, W=1, shellcheck and the uapi check
   --json FILE       write all results (both layers) as KernelCI JSON to FILE
+  --shell           boot the kevent UML to a shell on this terminal instead
+                    (builds first if needed; 'poweroff' ends it)
   -h, --help        this text
 
 Environment: KERNEL_SRC=DIR uses that 6.12.x tree instead of Debian's
@@ -26,9 +28,10 @@ linux-source-6.12.  The UML binary of the last run is .work/build/linux.
 EOF
 }
 
-filter=kevent*
+filter='kevent*'
 json=
 lint=1
+shell=0
 export COVERAGE=1
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -37,6 +40,7 @@ while [ $# -gt 0 ]; do
 	--jobs=*) JOBS=${1#*=} ;;
 	--no-coverage) COVERAGE=0 ;;
 	--no-lint) lint=0 ;;
+	--shell) shell=1 ;;
 	--json) [ $# -ge 2 ] || die "--json needs a file name"; json=$2; shift ;;
 	--json=*) json=${1#*=} ;;
 	-*) usage >&2; die "unknown option $1" ;;
@@ -63,9 +67,18 @@ must() {	# a stage the rest depends on
 	[ ${#failed[@]} = 0 ] || { printf '\n0 passed, 1 failed\n'; exit 1; }
 }
 
+userland() {
+	"$REPO/scripts/build_userland.sh" && "$REPO/scripts/run_userland.sh"
+}
+
 must setup "$REPO/scripts/setup.sh"
 must prepare "$REPO/scripts/prepare_tree.sh"
 must build "$REPO/scripts/build_kernel.sh"
+if [ $shell = 1 ]; then
+	"$REPO/scripts/build_userland.sh" || exit 1
+	stage "booting UML to a shell ('poweroff' ends it)"
+	exec "$REPO/scripts/shell.sh"
+fi
 [ $lint = 1 ] && run_stage lint "$REPO/scripts/lint.sh"
 
 rm -f "$RESULTS"/*.json "$RESULTS"/coverage-*.info
@@ -75,7 +88,7 @@ if [ "$COVERAGE" = 1 ]; then
 	"$REPO/coverage/capture.sh" kunit
 	"$REPO/coverage/capture.sh" reset
 fi
-run_stage userland sh -c '"$1/scripts/build_userland.sh" && "$1/scripts/run_userland.sh"' _ "$REPO"
+run_stage userland userland
 if [ "$COVERAGE" = 1 ]; then
 	"$REPO/coverage/capture.sh" userland
 	run_stage coverage "$REPO/coverage/capture.sh" report kunit userland

@@ -5,10 +5,10 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-filter=${1:-kevent*}
+filter=${1:-'kevent*'}
 mkdir -p "$RESULTS"
 json=()
-[ -n "${JSON_OUT:-}" ] && json=(--json "$RESULTS/kunit.json")
+[ -n "${JSON_OUT:-}" ] && json=(--json="$RESULTS/kunit.json")
 set +e
 python3 "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${KUNIT_TIMEOUT:-600}" \
 	"${json[@]}" "$filter" | tee "$RESULTS/kunit-parsed.txt"

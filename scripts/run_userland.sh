@@ -37,7 +37,7 @@ elif [ ! -s "$ktap" ]; then
 fi
 
 json=()
-[ -n "${JSON_OUT:-}" ] && json=(--json "$RESULTS/userland.json")
+[ -n "${JSON_OUT:-}" ] && json=(--json="$RESULTS/userland.json")
 set +e
 python3 "$KUNIT_PY" parse "${json[@]}" "$ktap" | tee "$RESULTS/userland-parsed.txt"
 parse_rc=${PIPESTATUS[0]}

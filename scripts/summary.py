@@ -36,21 +36,41 @@ def load_layer(results, layer):
 
 
 def parse_info(path):
-    """Per source file: lines, functions, branches as (found, hit) pairs."""
-    files = {}
+    """Per source file: lines, functions, branches as LF/LH, FNF/FNH, BRF/BRH.
+
+    Computed from the per-line records (DA, FNDA, BRDA) so that a file with
+    one section per test name counts a line once, hit if any test hit it.
+    """
+    raw = {}
     cur = None
     try:
         with open(path) as f:
             for line in f:
-                line = line.strip()
-                if line.startswith('SF:'):
-                    cur = files.setdefault(line[3:], {})
-                elif cur is not None and ':' in line:
-                    key, _, val = line.partition(':')
-                    if key in ('LF', 'LH', 'FNF', 'FNH', 'BRF', 'BRH'):
-                        cur[key] = cur.get(key, 0) + int(val)
+                key, _, val = line.strip().partition(':')
+                if key == 'SF':
+                    cur = raw.setdefault(val, {'DA': {}, 'FN': {}, 'BR': {}})
+                elif cur is None:
+                    continue
+                elif key == 'DA':
+                    no, count = val.split(',')[:2]
+                    cur['DA'][no] = cur['DA'].get(no, 0) + int(count)
+                elif key == 'FNDA':
+                    count, name = val.split(',', 1)
+                    cur['FN'][name] = cur['FN'].get(name, 0) + int(count)
+                elif key == 'BRDA':
+                    line_no, block, branch, taken = val.split(',')
+                    k = (line_no, block, branch)
+                    hit = 0 if taken == '-' else int(taken)
+                    cur['BR'][k] = cur['BR'].get(k, 0) + hit
     except OSError:
         return None
+    files = {}
+    for src, d in raw.items():
+        files[src] = {
+            'LF': len(d['DA']), 'LH': sum(1 for c in d['DA'].values() if c),
+            'FNF': len(d['FN']), 'FNH': sum(1 for c in d['FN'].values() if c),
+            'BRF': len(d['BR']), 'BRH': sum(1 for c in d['BR'].values() if c),
+        }
     return files
 
 

@@ -13,7 +13,8 @@
  * Kernel command line (unknown name=value pairs reach init's environment):
  *   KEVENT_RESULTS=/host/dir   where the KTAP goes (hostfs); default: console
  *   KEVENT_TIMEOUT=seconds     per program, default 300
- *   KEVENT_SHELL=1             start /bin/sh instead of the tests
+ *   KEVENT_SHELL=1             start a shell instead of the tests
+ *   KEVENT_HOST=/host/dir      mounted on /host in that shell (hostfs)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -172,6 +173,59 @@ static void power_off(void)
 		pause();
 }
 
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	stop = sig;
+}
+
+/*
+ * Interactive mode: a shell on the console, the project folder on /host.
+ * busybox poweroff/halt/reboot signal PID 1 (SIGUSR2/SIGUSR1/SIGTERM);
+ * those, or leaving the shell, power the machine off cleanly.
+ */
+static void run_shell(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	const char *host = getenv("KEVENT_HOST");
+	pid_t pid;
+
+	if (host)
+		mount_one("none", "/host", "hostfs", host);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		setsid();
+		fd = open("/dev/console", O_RDWR);
+		if (fd >= 0) {
+			ioctl(fd, TIOCSCTTY, 0);
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			if (fd > 2)
+				close(fd);
+		}
+		chdir("/root");
+		execl("/bin/sh", "-sh", (char *)NULL);
+		note("no shell: %s", strerror(errno));
+		_exit(127);
+	}
+	while (!stop) {
+		pid_t w = waitpid(-1, NULL, 0);
+
+		if (w == pid || (w < 0 && errno == ECHILD))
+			break;
+	}
+	kill(-1, SIGKILL);
+	note("powering off");
+	power_off();
+}
+
 int main(void)
 {
 	const char *results = getenv("KEVENT_RESULTS");
@@ -188,12 +242,8 @@ int main(void)
 	loopback_up();
 	setenv("PATH", "/bin:/sbin:/tests:/tools", 1);
 
-	if (getenv("KEVENT_SHELL")) {
-		mount_one("none", "/host", "hostfs", getenv("KEVENT_HOST"));
-		execl("/bin/sh", "sh", "-l", (char *)NULL);
-		note("no shell: %s", strerror(errno));
-		power_off();
-	}
+	if (getenv("KEVENT_SHELL"))
+		run_shell();
 
 	out = stdout;
 	if (results) {
