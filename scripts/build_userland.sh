@@ -18,11 +18,14 @@ CFLAGS=(-static -O2 -g -Wall -Werror -pthread
 	-isystem "$HEADERS/usr/include"
 	-I "$TREE/tools/testing/selftests" -I "$REPO/userland")
 
-# Compile $2 from $1 when the source or kevent.h is newer.
+# The newest header a program may include.
+newest_header=$(find "$REPO/userland" "$HEADERS/usr/include/linux/ukevent.h" \
+	-name '*.h' -printf '%T@ %p\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
+
+# Compile $2 from $1 when the source or a header is newer.
 cc_static() {
 	local src=$1 bin=$2
-	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] || [ "$REPO/userland/kevent.h" -nt "$bin" ] ||
-	   [ "$HEADERS/usr/include/linux/ukevent.h" -nt "$bin" ]; then
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] || [ "$newest_header" -nt "$bin" ]; then
 		gcc "${CFLAGS[@]}" -o "$bin" "$src" || die "cannot compile $src"
 	fi
 }

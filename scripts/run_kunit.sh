@@ -16,3 +16,4 @@ rc=${PIPESTATUS[0]}
 set -e
 cp "$BUILD/test.log" "$RESULTS/kunit-console.log" 2>/dev/null || true
 [ "$rc" = 0 ] || die "KUnit tests failed (kernel log: $RESULTS/kunit-console.log)"
+"$REPO/scripts/check_log.sh" "$RESULTS/kunit-console.log" KUnit

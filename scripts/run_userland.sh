@@ -47,3 +47,4 @@ if [ -n "$problem" ]; then
 	die "user space: $problem"
 fi
 [ "$parse_rc" = 0 ] || die "user-space tests failed (KTAP: $ktap)"
+"$REPO/scripts/check_log.sh" "$console" "user space"

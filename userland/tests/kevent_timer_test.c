@@ -4,19 +4,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <time.h>
-#include "../kevent.h"
+#include "common.h"
 #include "kselftest_harness.h"
-
-#define MS	1000000ULL
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 FIXTURE(queue) {
 	int fd;
@@ -88,10 +77,9 @@ TEST_F(queue, timer_oneshot_fires_once)
 TEST_F(queue, timer_counts_expirations_for_slow_consumer)
 {
 	struct ukevent uk = kevent_timer(5 * MS, 0), ev;
-	struct timespec ts = { 0, 52 * MS };
 
 	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
-	nanosleep(&ts, NULL);
+	sleep_ns(52 * MS);
 	ASSERT_EQ(1, kevent_get_events(self->fd, 0, 1, 0, &ev, 0));
 	EXPECT_LE(9U, ev.ret_data[0]);
 	EXPECT_GE(11U, ev.ret_data[0]);

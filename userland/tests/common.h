@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+/* Helpers shared by the user-space test programs. */
+#ifndef KEVENT_TEST_COMMON_H
+#define KEVENT_TEST_COMMON_H
+
+#include <time.h>
+#include "../kevent.h"
+
+#define MS	1000000ULL
+
+static inline __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Add one timer of period @ns; returns kevent_ctl()'s value. */
+static inline int add_timer(int q, __u64 ns, __u32 flags)
+{
+	struct ukevent uk = kevent_timer(ns, flags);
+
+	return kevent_ctl(q, KEVENT_CTL_ADD, 1, &uk);
+}
+
+static inline void sleep_ns(__u64 ns)
+{
+	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+#endif
