@@ -17,6 +17,9 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
                     (default: kevent*)
   --jobs N          parallel make jobs (default: $(nproc))
   --no-coverage     build without gcov (a separate build dir) and skip the report
+  --debug           the debug configuration (configs/debug.config: lockdep,
+                    KASAN, kmemleak, UBSAN, fault injection; own build dir, no
+                    coverage); any report in a kernel log fails the run
   --no-lint         skip checkpatch, W=1, shellcheck and the uapi check
   --json FILE       write all results (both layers) as KernelCI JSON to FILE
   --shell           boot the kevent UML to a shell on this terminal instead
@@ -24,7 +27,8 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
   -h, --help        this text
 
 Environment: KERNEL_SRC=DIR uses that 6.12.x tree instead of Debian's
-linux-source-6.12.  The UML binary of the last run is .work/build/linux.
+linux-source-6.12.  The UML binary of the last run is .work/build/linux
+(.work/build-nocov/linux, .work/build-debug/linux with those options).
 EOF
 }
 
@@ -32,7 +36,7 @@ filter='kevent*'
 json=
 lint=1
 shell=0
-export COVERAGE=1
+export COVERAGE=1 DEBUG_CONFIG=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -40,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--jobs=*) JOBS=${1#*=} ;;
 	--no-coverage) COVERAGE=0 ;;
 	--no-lint) lint=0 ;;
+	--debug) DEBUG_CONFIG=1 ;;
 	--shell) shell=1 ;;
 	--json) [ $# -ge 2 ] || die "--json needs a file name"; json=$2; shift ;;
 	--json=*) json=${1#*=} ;;
@@ -51,7 +56,12 @@ done
 case $JOBS in ''|*[!0-9]*) die "--jobs wants a positive number, not '$JOBS'" ;; esac
 [ -z "$json" ] || json=$(realpath -m "$json")
 export JOBS JSON_OUT=1
-[ "$COVERAGE" = 1 ] || { BUILD=$WORK/build-nocov; export KEVENT_BUILD=$BUILD; }
+if [ "$DEBUG_CONFIG" = 1 ]; then
+	COVERAGE=0 BUILD=$WORK/build-debug
+elif [ "$COVERAGE" = 0 ]; then
+	BUILD=$WORK/build-nocov
+fi
+export KEVENT_BUILD=$BUILD
 
 failed=()
 timings=()

@@ -5,6 +5,7 @@
 #include <kunit/test.h>
 #include <linux/mman.h>
 #include <linux/uaccess.h>
+#include <linux/ktime.h>
 #include <linux/kevent.h>
 #include "kevent_test_storage.h"
 
@@ -15,6 +16,14 @@ static int kt_callback(struct kevent *k)
 	struct kt_origin *o = k->priv;
 
 	o->callbacks++;
+	if (o->entered) {
+		ktime_t t0 = ktime_get();
+
+		complete(o->entered);
+		while (!READ_ONCE(*o->removed) &&
+		       ktime_ms_delta(ktime_get(), t0) < 50)
+			cpu_relax();
+	}
 	if (o->ready > 0)
 		k->event.ret_data[0] = o->ret_data0;
 	return o->ready;

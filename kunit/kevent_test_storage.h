@@ -8,6 +8,7 @@
 #define _KEVENT_TEST_STORAGE_H
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/kevent.h>
 
 #define KT_ORIGINS	4
@@ -20,6 +21,9 @@ struct kt_origin {
 	int			enqueued;	/* ->enqueue calls */
 	int			dequeued;	/* ->dequeue calls */
 	int			callbacks;	/* ->callback calls */
+	/* When set, ->callback completes it and spins until *removed or 50 ms. */
+	struct completion	*entered;
+	bool			*removed;
 };
 
 struct kt_ctx {

@@ -14,9 +14,17 @@ console=$RESULTS/userland-console.log
 [ -x "$UML" ] || die "no UML kernel at $UML: run ./run_tests.sh first"
 [ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: scripts/build_userland.sh"
 
+# The debug configuration runs the KUnit suites in this boot too (before
+# init), so the kmemleak scan at the end sees their objects as well.
+if [ "${DEBUG_CONFIG:-0}" = 1 ]; then
+	kunit=(kunit.filter_glob='kevent*' KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE=5)
+else
+	kunit=(kunit.enable=0)
+fi
+
 set +e
 timeout --kill-after=10 "$timeout" "$UML" mem=512M \
-	initrd="$USERLAND_OUT/initramfs.cpio" rdinit=/init kunit.enable=0 \
+	initrd="$USERLAND_OUT/initramfs.cpio" rdinit=/init "${kunit[@]}" \
 	con=null con0=fd:0,fd:1 \
 	KEVENT_RESULTS="$RESULTS/hostfs" KEVENT_TIMEOUT=$((timeout - 30)) \
 	</dev/null >"$console" 2>&1

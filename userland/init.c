@@ -13,6 +13,7 @@
  * Kernel command line (unknown name=value pairs reach init's environment):
  *   KEVENT_RESULTS=/host/dir   where the KTAP goes (hostfs); default: console
  *   KEVENT_TIMEOUT=seconds     per program, default 300
+ *   KEVENT_KMEMLEAK=1          scan for leaks after the tests (debug kernels)
  *   KEVENT_SHELL=1             start a shell instead of the tests
  *   KEVENT_HOST=/host/dir      mounted on /host in that shell (hostfs)
  */
@@ -165,6 +166,39 @@ static int run_one(const char *name, int timeout)
 	       WEXITSTATUS(status) == 0;
 }
 
+/*
+ * kmemleak reports only objects older than 5 s, after a scan; scan twice,
+ * past that age and an RCU grace period, and put what it found in the
+ * kernel log, where the harness looks for "unreferenced object".
+ */
+static void kmemleak_scan(void)
+{
+	const char *path = "/sys/kernel/debug/kmemleak";
+	char buf[4096];
+	int fd, i;
+	ssize_t n;
+
+	if (access(path, F_OK))
+		return;
+	note("kmemleak: waiting past the minimum object age, then scanning");
+	sleep(6);
+	for (i = 0; i < 2; i++) {
+		fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, "scan", 4) != 4)
+			note("kmemleak scan: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		sleep(1);
+	}
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		write(2, buf, n);
+	close(fd);
+	note("kmemleak: scan done");
+}
+
 static void power_off(void)
 {
 	sync();
@@ -272,6 +306,8 @@ int main(void)
 		fflush(out);
 	}
 	fflush(out);
+	if (getenv("KEVENT_KMEMLEAK"))
+		kmemleak_scan();
 	if (fd >= 0) {
 		fsync(fd);
 		fclose(out);

@@ -49,6 +49,7 @@
 #include <linux/sysctl.h>
 #include <linux/memblock.h>
 #include <linux/overflow.h>
+#include <linux/anon_inodes.h>
 #include <linux/kevent.h>
 
 static struct kmem_cache *kevent_cache __ro_after_init;
@@ -59,6 +60,9 @@ static struct kmem_cache *kevent_cache __ro_after_init;
  * entry with -ENOSPC.  fs.kevent.max_user_kevents.
  */
 unsigned long kevent_max_user_kevents __read_mostly;
+
+/* The largest entry buffer kevent_ctl() allocated: bounded, whatever num. */
+size_t kevent_ctl_alloc_peak;
 
 /* Per-queue counters; printed at close with CONFIG_KEVENT_USER_STAT. */
 static void kevent_stat_print(struct kevent_user *u)
@@ -421,10 +425,13 @@ int kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
 
 		/* Without memory, go on with the small buffer: nothing fails. */
 		ukev = kmalloc_array(want, sizeof(*ukev), GFP_KERNEL);
-		if (ukev)
+		if (ukev) {
 			chunk = want;
-		else
+			if (want * sizeof(*ukev) > READ_ONCE(kevent_ctl_alloc_peak))
+				WRITE_ONCE(kevent_ctl_alloc_peak, want * sizeof(*ukev));
+		} else {
 			ukev = onstack;
+		}
 	}
 
 	mutex_lock(&u->ctl_mutex);
@@ -775,9 +782,21 @@ static bool kevent_nonblock(struct fd f)
 	return fd_file(f)->f_flags & O_NONBLOCK;
 }
 
-SYSCALL_DEFINE6(kevent_get_events, int, ctl_fd, unsigned int, min_nr,
-		unsigned int, max_nr, __u64, timeout,
-		struct ukevent __user *, buf, unsigned int, flags)
+/**
+ * kevent_sys_get_events() - kevent_get_events(2)
+ * @ctl_fd: the queue
+ * @min_nr: wait until this many kevents are ready
+ * @max_nr: copy at most this many
+ * @timeout: relative, in nanoseconds
+ * @buf: the user buffer
+ * @flags: must be 0
+ *
+ * Return: as kevent_user_get_events(); -EBADF for an fd that is not open,
+ * -EINVAL for one that is not a queue or for bad arguments.
+ */
+long kevent_sys_get_events(int ctl_fd, unsigned int min_nr, unsigned int max_nr,
+			   u64 timeout, struct ukevent __user *buf,
+			   unsigned int flags)
 {
 	struct kevent_user *u;
 	struct fd f;
@@ -795,8 +814,17 @@ SYSCALL_DEFINE6(kevent_get_events, int, ctl_fd, unsigned int, min_nr,
 	return err;
 }
 
-SYSCALL_DEFINE4(kevent_ctl, int, ctl_fd, unsigned int, cmd, unsigned int, num,
-		struct ukevent __user *, arg)
+/**
+ * kevent_sys_ctl() - kevent_ctl(2)
+ * @ctl_fd: the queue
+ * @cmd: KEVENT_CTL_*
+ * @num: number of entries
+ * @arg: the entries
+ *
+ * Return: as kevent_user_ctl(), or -EBADF/-EINVAL for a bad @ctl_fd.
+ */
+long kevent_sys_ctl(int ctl_fd, unsigned int cmd, unsigned int num,
+		    struct ukevent __user *arg)
 {
 	struct kevent_user *u;
 	struct fd f;
@@ -810,7 +838,15 @@ SYSCALL_DEFINE4(kevent_ctl, int, ctl_fd, unsigned int, cmd, unsigned int, num,
 	return err;
 }
 
-SYSCALL_DEFINE3(kevent_wait, int, ctl_fd, unsigned int, num, __u64, timeout)
+/**
+ * kevent_sys_wait() - kevent_wait(2)
+ * @ctl_fd: the queue
+ * @num: at most this many kevents into the ring
+ * @timeout: relative, in nanoseconds
+ *
+ * Return: as kevent_user_wait(), or -EBADF/-EINVAL for a bad @ctl_fd.
+ */
+long kevent_sys_wait(int ctl_fd, unsigned int num, u64 timeout)
 {
 	struct kevent_user *u;
 	struct fd f;
@@ -824,8 +860,16 @@ SYSCALL_DEFINE3(kevent_wait, int, ctl_fd, unsigned int, num, __u64, timeout)
 	return err;
 }
 
-SYSCALL_DEFINE3(kevent_ring_init, int, ctl_fd, struct kevent_ring __user *, ring,
-		unsigned int, num)
+/**
+ * kevent_sys_ring_init() - kevent_ring_init(2)
+ * @ctl_fd: the queue
+ * @ring: the user's ring
+ * @num: its size
+ *
+ * Return: as kevent_user_ring_init(), or -EBADF/-EINVAL for a bad @ctl_fd.
+ */
+long kevent_sys_ring_init(int ctl_fd, struct kevent_ring __user *ring,
+			  unsigned int num)
 {
 	struct kevent_user *u;
 	struct fd f;
@@ -837,6 +881,52 @@ SYSCALL_DEFINE3(kevent_ring_init, int, ctl_fd, struct kevent_ring __user *, ring
 	err = kevent_user_ring_init(u, ring, num);
 	fdput(f);
 	return err;
+}
+
+SYSCALL_DEFINE6(kevent_get_events, int, ctl_fd, unsigned int, min_nr,
+		unsigned int, max_nr, __u64, timeout,
+		struct ukevent __user *, buf, unsigned int, flags)
+{
+	return kevent_sys_get_events(ctl_fd, min_nr, max_nr, timeout, buf, flags);
+}
+
+SYSCALL_DEFINE4(kevent_ctl, int, ctl_fd, unsigned int, cmd, unsigned int, num,
+		struct ukevent __user *, arg)
+{
+	return kevent_sys_ctl(ctl_fd, cmd, num, arg);
+}
+
+SYSCALL_DEFINE3(kevent_wait, int, ctl_fd, unsigned int, num, __u64, timeout)
+{
+	return kevent_sys_wait(ctl_fd, num, timeout);
+}
+
+SYSCALL_DEFINE3(kevent_ring_init, int, ctl_fd, struct kevent_ring __user *, ring,
+		unsigned int, num)
+{
+	return kevent_sys_ring_init(ctl_fd, ring, num);
+}
+
+/**
+ * kevent_user_getfd() - a new queue as an fd, as open("/dev/kevent") gives
+ * @flags: O_NONBLOCK and O_CLOEXEC are honoured
+ *
+ * For kernel callers (the KUnit suites), which have no /dev.
+ *
+ * Return: the fd, or a negative error.
+ */
+int kevent_user_getfd(int flags)
+{
+	struct kevent_user *u = kevent_user_create();
+	int fd;
+
+	if (!u)
+		return -ENOMEM;
+	fd = anon_inode_getfd("[kevent]", &kevent_user_fops, u,
+			      O_RDWR | (flags & (O_NONBLOCK | O_CLOEXEC)));
+	if (fd < 0)
+		kevent_user_destroy(u);
+	return fd;
 }
 
 static unsigned long kevent_zero;

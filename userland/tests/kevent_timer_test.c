@@ -38,7 +38,7 @@ TEST_F(queue, timer_10ms_fires_within_tolerance)
 	EXPECT_EQ(KEVENT_RET_DONE, ev.ret_flags);
 	EXPECT_EQ(1U, ev.ret_data[0]);
 	EXPECT_LE(10 * MS, dt);
-	EXPECT_GT(15 * MS, dt) TH_LOG("fired after %llu ns", dt);
+	EXPECT_GT(10 * MS + slack(5 * MS), dt) TH_LOG("fired after %llu ns", dt);
 }
 
 /* A periodic 10 ms timer fires 5 times in 5 periods. */
@@ -55,7 +55,7 @@ TEST_F(queue, timer_periodic_fires_every_period)
 	dt = now_ns() - t0;
 	EXPECT_EQ(5U, fired);
 	EXPECT_LE(50 * MS, dt);
-	EXPECT_GT(60 * MS, dt) TH_LOG("5 periods took %llu ns", dt);
+	EXPECT_GT(50 * MS + slack(10 * MS), dt) TH_LOG("5 periods took %llu ns", dt);
 }
 
 /* ONESHOT: delivered once, then gone (REMOVE finds nothing). */
@@ -77,12 +77,16 @@ TEST_F(queue, timer_oneshot_fires_once)
 TEST_F(queue, timer_counts_expirations_for_slow_consumer)
 {
 	struct ukevent uk = kevent_timer(5 * MS, 0), ev;
+	__u64 t0 = now_ns(), periods;
 
 	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
 	sleep_ns(52 * MS);
 	ASSERT_EQ(1, kevent_get_events(self->fd, 0, 1, 0, &ev, 0));
+	/* One expiration per whole period since the add, give or take one. */
+	periods = (now_ns() - t0) / (5 * MS);
 	EXPECT_LE(9U, ev.ret_data[0]);
-	EXPECT_GE(11U, ev.ret_data[0]);
+	EXPECT_GE(periods + 1, ev.ret_data[0]);
+	EXPECT_LE(periods - 1, ev.ret_data[0]);
 }
 
 /* REMOVE stops the timer: nothing arrives afterwards. */

@@ -151,10 +151,22 @@ long kevent_user_ring_init(struct kevent_user *u,
 long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 		      bool nonblock);
 unsigned int kevent_user_ready_num(struct kevent_user *u);
+int kevent_user_getfd(int flags);
+
+/* The syscalls, callable from the kernel with an fd of the caller. */
+long kevent_sys_get_events(int ctl_fd, unsigned int min_nr, unsigned int max_nr,
+			   u64 timeout, struct ukevent __user *buf,
+			   unsigned int flags);
+long kevent_sys_ctl(int ctl_fd, unsigned int cmd, unsigned int num,
+		    struct ukevent __user *arg);
+long kevent_sys_wait(int ctl_fd, unsigned int num, u64 timeout);
+long kevent_sys_ring_init(int ctl_fd, struct kevent_ring __user *ring,
+			  unsigned int num);
 
 /* Used by the core to move an event to its queue's ready list. */
 void kevent_queue_ready(struct kevent *k);
 
 extern unsigned long kevent_max_user_kevents;
+extern size_t kevent_ctl_alloc_peak;
 
 #endif /* _LINUX_KEVENT_H */
