@@ -22,6 +22,8 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
                     coverage); any report in a kernel log fails the run
   --no-lint         skip checkpatch, W=1, shellcheck and the uapi check
   --json FILE       write all results (both layers) as KernelCI JSON to FILE
+  --prove-guards    for each seed bug, put the seed's behaviour back
+                    (kernel/guards/), rebuild, and show its test failing
   --shell           boot the kevent UML to a shell on this terminal instead
                     (builds first if needed; 'poweroff' ends it)
   -h, --help        this text
@@ -36,6 +38,7 @@ filter='kevent*'
 json=
 lint=1
 shell=0
+guards=0
 export COVERAGE=1 DEBUG_CONFIG=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--no-lint) lint=0 ;;
 	--debug) DEBUG_CONFIG=1 ;;
 	--shell) shell=1 ;;
+	--prove-guards) guards=1 ;;
 	--json) [ $# -ge 2 ] || die "--json needs a file name"; json=$2; shift ;;
 	--json=*) json=${1#*=} ;;
 	-*) usage >&2; die "unknown option $1" ;;
@@ -84,6 +88,10 @@ userland() {
 must setup "$REPO/scripts/setup.sh"
 must prepare "$REPO/scripts/prepare_tree.sh"
 must build "$REPO/scripts/build_kernel.sh"
+if [ $guards = 1 ]; then
+	stage "prove guards"
+	exec "$REPO/scripts/prove_guards.sh"
+fi
 if [ $shell = 1 ]; then
 	"$REPO/scripts/build_userland.sh" || exit 1
 	stage "booting UML to a shell ('poweroff' ends it)"

@@ -442,11 +442,14 @@ static void kevent_release_frees_events_in_every_state(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
 	struct kevent_user *u = kevent_user_create();
-	long before = atomic_long_read(&u->owner->kevents);
+	struct user_struct *owner;
 	struct ukevent uk;
+	long before;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, u);
+	owner = u->owner;	/* the test thread's user: outlives the queue */
+	before = atomic_long_read(&owner->kevents);
 	c->origin[1].ready = 1;
 	mutex_lock(&u->ctl_mutex);
 	for (i = 0; i < 3000; i++) {
@@ -458,11 +461,10 @@ static void kevent_release_frees_events_in_every_state(struct kunit *test)
 	c->origin[2].ready = -1;
 	kevent_storage_ready(&c->origin[1].st, NULL, EV_A);
 	kevent_storage_ready(&c->origin[2].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&u->owner->kevents),
-			before + 3000);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&owner->kevents), before + 3000);
 	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u), 2000U);
 	kevent_user_destroy(u);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&u->owner->kevents), before);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&owner->kevents), before);
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[i].st.list));
 }

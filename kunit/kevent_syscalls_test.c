@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * KUnit: the syscall bodies (kevent_sys_*) on file descriptors of the test
+ * thread: fd checks, argument checks, kevent_ctl batches through user
+ * memory, the ring, O_NONBLOCK, poll() of the queue, release.
+ */
+#include <kunit/test.h>
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fdtable.h>
+#include <linux/kthread.h>
+#include <linux/poll.h>
+#include <linux/delay.h>
+#include <linux/uaccess.h>
+#include <linux/kevent.h>
+#include "kevent_test_storage.h"
+
+#define EV_A	0x1
+
+struct ks {
+	int fd;				/* a queue */
+	int other;			/* an fd that is not a queue */
+	struct kevent_user *u;		/* the queue behind fd */
+	struct ukevent __user *mem;	/* 16 pages of user memory */
+};
+
+static struct ks *ks_current;
+
+static const struct file_operations ks_other_fops = {
+	.owner = THIS_MODULE,
+};
+
+static struct kevent_user *ks_user(struct kunit *test, int fd)
+{
+	struct file *f = fget(fd);
+	struct kevent_user *u;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	u = f->private_data;
+	fput(f);
+	return u;
+}
+
+static int ks_init(struct kunit *test)
+{
+	struct ks *s;
+	int err = kt_init(test);
+
+	if (err)
+		return err;
+	if (!IS_ENABLED(CONFIG_KEVENT_TIMER))
+		kunit_skip(test, "kevent_ctl() tests use timers: CONFIG_KEVENT_TIMER");
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->mem = (struct ukevent __user *)kt_user_mem(test, 16 * PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, s->mem);
+	s->fd = kevent_user_getfd(0);
+	KUNIT_ASSERT_GE(test, s->fd, 0);
+	s->other = anon_inode_getfd("[kevent-test]", &ks_other_fops, NULL, O_RDWR);
+	KUNIT_ASSERT_GE(test, s->other, 0);
+	s->u = ks_user(test, s->fd);
+	/* kt_add() and friends work on the queue behind the fd. */
+	kevent_user_destroy(((struct kt_ctx *)test->priv)->u);
+	((struct kt_ctx *)test->priv)->u = s->u;
+	ks_current = s;
+	return 0;
+}
+
+static struct ks *ks(struct kunit *test)
+{
+	return ks_current;
+}
+
+static void ks_exit(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+
+	/*
+	 * The fd owns the queue: closing it releases everything.  A kthread's
+	 * last fput is deferred; flush it, so the queue's events are gone
+	 * before kt_exit() frees the origins they are attached to.
+	 */
+	c->u = NULL;
+	close_fd(s->fd);
+	close_fd(s->other);
+	flush_delayed_fput();
+	ks_current = NULL;
+	kt_exit(test);
+}
+
+/* A timer that will not fire during the test: user space's own type. */
+static struct ukevent ks_timer(unsigned int j)
+{
+	struct ukevent uk = {
+		.type = KEVENT_TIMER,
+		.event = KEVENT_TIMER_FIRED,
+		.id.raw = { 1000, j },
+		.user = { j, 0 },
+	};
+	return uk;
+}
+
+static void ks_put(struct kunit *test, struct ukevent __user *dst,
+		   const struct ukevent *src, unsigned int n)
+{
+	KUNIT_ASSERT_EQ(test, 0UL, copy_to_user(dst, src, n * sizeof(*src)));
+}
+
+static void ks_get(struct kunit *test, struct ukevent *dst,
+		   const struct ukevent __user *src, unsigned int n)
+{
+	KUNIT_ASSERT_EQ(test, 0UL, copy_from_user(dst, src, n * sizeof(*dst)));
+}
+
+static void kevent_sys_bad_fd_ebadf(struct kunit *test)
+{
+	struct ks *s = ks(test);
+
+	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(-1, KEVENT_CTL_ADD, 0, s->mem), (long)-EBADF);
+	KUNIT_EXPECT_EQ(test, kevent_sys_get_events(-1, 0, 1, 0, s->mem, 0), (long)-EBADF);
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(-1, 1, 0), (long)-EBADF);
+	KUNIT_EXPECT_EQ(test, kevent_sys_ring_init(-1, (void __user *)s->mem, 4),
+			(long)-EBADF);
+}
+
+static void kevent_sys_not_a_queue_einval(struct kunit *test)
+{
+	struct ks *s = ks(test);
+
+	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->other, KEVENT_CTL_ADD, 0, s->mem),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kevent_sys_get_events(s->other, 0, 1, 0, s->mem, 0),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->other, 1, 0), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kevent_sys_ring_init(s->other, (void __user *)s->mem, 4),
+			(long)-EINVAL);
+}
+
+static void kevent_sys_get_events_argument_checks(struct kunit *test)
+{
+	struct ks *s = ks(test);
+
+	KUNIT_EXPECT_EQ(test, kevent_sys_get_events(s->fd, 0, 1, 0, s->mem, 1), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kevent_sys_get_events(s->fd, 0, 0, 0, s->mem, 0), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kevent_sys_get_events(s->fd, 2, 1, 0, s->mem, 0), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kevent_sys_get_events(s->fd, 1, 1, 0, s->mem, 0), 0L);
+}
+
+static void kevent_sys_ctl_batches_below_and_above_threshold(struct kunit *test)
+{
+	struct ks *s = ks(test);
+	static const unsigned int sizes[] = { 1, KEVENT_MIN_BUFFS_ALLOC,
+		KEVENT_MIN_BUFFS_ALLOC + 1, KEVENT_CTL_CHUNK + 1, 300 };
+	struct ukevent *uk;
+	unsigned int i, j;
+
+	uk = kunit_kcalloc(test, 300, sizeof(*uk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, uk);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		unsigned int n = sizes[i];
+
+		for (j = 0; j < n; j++)
+			uk[j] = ks_timer(j);
+		ks_put(test, s->mem, uk, n);
+		KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, n, s->mem), 0L);
+		KUNIT_EXPECT_EQ(test, s->u->kevent_num, n);
+		KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_MODIFY, n, s->mem), 0L);
+		KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_REMOVE, n, s->mem), 0L);
+		ks_get(test, uk, s->mem, n);
+		for (j = 0; j < n; j++)
+			KUNIT_EXPECT_EQ(test, uk[j].ret_flags, (u32)KEVENT_RET_DONE);
+		KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
+	}
+}
+
+/* Failed entries come back compacted, in order, across chunks. */
+static void kevent_sys_ctl_add_compacts_answers(struct kunit *test)
+{
+	struct ks *s = ks(test);
+	struct ukevent *uk = kunit_kcalloc(test, 100, sizeof(*uk), GFP_KERNEL);
+	unsigned int j;
+
+	KUNIT_ASSERT_NOT_NULL(test, uk);
+	for (j = 0; j < 100; j++) {
+		uk[j] = ks_timer(j);
+		if (j % 10 == 3)
+			uk[j].type = KEVENT_MAX;	/* -EINVAL */
+		if (j % 10 == 5)
+			uk[j].id.raw[0] = 0, uk[j].id.raw[1] = 0;	/* -EINVAL */
+		if (j % 10 == 7)
+			uk[j].type = KEVENT_AIO;	/* -ENOSYS */
+	}
+	ks_put(test, s->mem, uk, 100);
+	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, 100, s->mem), 30L);
+	ks_get(test, uk, s->mem, 30);
+	for (j = 0; j < 30; j++) {
+		u32 k = j % 3;
+
+		KUNIT_EXPECT_EQ(test, uk[j].user[0], (j / 3) * 10 + 3 + 2 * k);
+		KUNIT_EXPECT_EQ(test, uk[j].ret_flags,
+				(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
+		KUNIT_EXPECT_EQ(test, (int)uk[j].ret_data[1], k == 2 ? -ENOSYS : -EINVAL);
+	}
+	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 70U);
+}
+
+static void kevent_sys_ctl_unknown_cmd_and_num_zero(struct kunit *test)
+{
+	struct ks *s = ks(test);
+
+	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, 3, 1, s->mem), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, 0, NULL), 0L);
+	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, 1, NULL), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, 100, NULL), (long)-EFAULT);
+}
+
+static void kevent_sys_ring_wraps_through_fd(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+	struct kevent_ring __user *ring = (struct kevent_ring __user *)s->mem;
+	unsigned int round, i;
+	u32 kidx;
+
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 1, 0), (long)-EINVAL);	/* no ring */
+	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(s->fd, ring, 4), 0L);
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 4, 0), (long)-EINVAL);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kt_add(c, i, EV_A, 0), 0);
+	for (round = 0; round < 5; round++) {
+		for (i = 0; i < 3; i++) {
+			c->origin[i].ready = 1;
+			kevent_storage_ready(&c->origin[i].st, NULL, EV_A);
+		}
+		KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 3, NSEC_PER_SEC), 3L);
+		KUNIT_ASSERT_EQ(test, 0, get_user(kidx, &ring->ring_kidx));
+		KUNIT_EXPECT_EQ(test, kidx, (round + 1) * 3 % 4);
+	}
+	/* Nothing ready: the wait ends at its timeout with 0. */
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 1, NSEC_PER_MSEC), 0L);
+}
+
+static void kevent_sys_nonblock_never_waits(struct kunit *test)
+{
+	int fd = kevent_user_getfd(O_NONBLOCK);
+	struct ks *s = ks(test);
+	ktime_t t0 = ktime_get();
+
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_EQ(test, kevent_sys_get_events(fd, 1, 1, NSEC_PER_SEC, s->mem, 0), 0L);
+	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(fd, (void __user *)s->mem, 4), 0L);
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(fd, 1, KEVENT_WAIT_FOREVER), 0L);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
+	close_fd(fd);
+	flush_delayed_fput();
+}
+
+static void kevent_sys_poll_reports_ready_queue(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+	struct file *f = fget(s->fd);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_EXPECT_EQ(test, vfs_poll(f, NULL), (__poll_t)0);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, vfs_poll(f, NULL), EPOLLIN | EPOLLRDNORM);
+	fput(f);
+}
+
+static int ks_ready_later(void *arg)
+{
+	struct kt_origin *o = arg;
+
+	msleep(20);
+	o->ready = 1;
+	kevent_storage_ready(&o->st, NULL, EV_A);
+	return 0;
+}
+
+/* A waiter without limit is woken by a notification from another thread. */
+static void kevent_sys_wait_forever_woken_by_notification(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+	struct task_struct *t;
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
+	t = kthread_run(ks_ready_later, &c->origin[0], "kevent-notify");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_EQ(test, kevent_sys_get_events(s->fd, 1, 1, KEVENT_WAIT_FOREVER,
+						    s->mem, 0), 1L);
+	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
+}
+
+static struct kunit_case kevent_syscalls_cases[] = {
+	KUNIT_CASE(kevent_sys_bad_fd_ebadf),
+	KUNIT_CASE(kevent_sys_not_a_queue_einval),
+	KUNIT_CASE(kevent_sys_get_events_argument_checks),
+	KUNIT_CASE(kevent_sys_ctl_batches_below_and_above_threshold),
+	KUNIT_CASE(kevent_sys_ctl_add_compacts_answers),
+	KUNIT_CASE(kevent_sys_ctl_unknown_cmd_and_num_zero),
+	KUNIT_CASE(kevent_sys_ring_wraps_through_fd),
+	KUNIT_CASE(kevent_sys_nonblock_never_waits),
+	KUNIT_CASE(kevent_sys_poll_reports_ready_queue),
+	KUNIT_CASE(kevent_sys_wait_forever_woken_by_notification),
+	{}
+};
+
+static struct kunit_suite kevent_syscalls_suite = {
+	.name = "kevent_syscalls",
+	.init = ks_init,
+	.exit = ks_exit,
+	.test_cases = kevent_syscalls_cases,
+};
+
+kunit_test_suite(kevent_syscalls_suite);
