@@ -117,5 +117,7 @@ printf '  stage times: %s\n' "$(IFS=,; echo "${timings[*]}")"
 for f in "${failed[@]}"; do
 	printf '  stage failed: %s\n' "$f"
 done
+floors=()
+[ "$COVERAGE" = 1 ] && floors=(--floors "$REPO/coverage/floors.conf")
 python3 "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
-	${json:+--json "$json"} --failed-stages "$(IFS=,; echo "${failed[*]}")"
+	${json:+--json "$json"} "${floors[@]}" --failed-stages "$(IFS=,; echo "${failed[*]}")"

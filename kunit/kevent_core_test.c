@@ -373,34 +373,6 @@ static void kevent_modify_rechecks_readiness(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, 1);
 }
 
-/* kevent_storage_fini. */
-
-static void kevent_storage_fini_breaks_and_detaches_all(struct kunit *test)
-{
-	struct kt_ctx *c = ctx(test);
-	struct kevent_user *u2;
-	struct ukevent uk, out[1];
-
-	u2 = kevent_user_create();
-	KUNIT_ASSERT_NOT_NULL(test, u2);
-	KUNIT_ASSERT_EQ(test, kt_add(c, 0, 0, 0), 0);	/* mask 0 */
-	uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
-	mutex_lock(&u2->ctl_mutex);
-	KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, u2), 0);
-	mutex_unlock(&u2->ctl_mutex);
-
-	kevent_storage_fini(&c->origin[0].st);
-	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u2), 1U);
-	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
-	KUNIT_EXPECT_EQ(test, out[0].ret_flags,
-			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
-	/* Removal does not call back into the dead origin. */
-	kevent_user_destroy(u2);
-	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 0);
-}
-
 /* Delivery. */
 
 static void kevent_get_events_returns_up_to_max_in_order(struct kunit *test)
@@ -419,23 +391,6 @@ static void kevent_get_events_returns_up_to_max_in_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out[0].id.raw[0], 2U);
 	KUNIT_EXPECT_EQ(test, out[1].id.raw[0], 1U);
 	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
-}
-
-static void kevent_get_events_fault_keeps_event_ready(struct kunit *test)
-{
-	struct kt_ctx *c = ctx(test);
-	long n;
-
-	/* Give the test thread an mm, so address 16 is user memory that faults. */
-	KUNIT_ASSERT_NE(test, kt_user_mem(test, PAGE_SIZE), 0UL);
-	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
-	c->origin[0].ready = 1;
-	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	n = kevent_user_get_events(c->u, 0, 1, 0,
-				   (struct ukevent __user *)16, false);
-	KUNIT_EXPECT_EQ(test, n, (long)-EFAULT);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
 }
 
 static void kevent_release_frees_events_in_every_state(struct kunit *test)
@@ -492,9 +447,7 @@ static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_remove_missing_key_enoent),
 	KUNIT_CASE(kevent_remove_detaches_and_unreadies),
 	KUNIT_CASE(kevent_modify_rechecks_readiness),
-	KUNIT_CASE(kevent_storage_fini_breaks_and_detaches_all),
 	KUNIT_CASE(kevent_get_events_returns_up_to_max_in_order),
-	KUNIT_CASE(kevent_get_events_fault_keeps_event_ready),
 	KUNIT_CASE(kevent_release_frees_events_in_every_state),
 	{}
 };

@@ -27,6 +27,15 @@ for f in "${sources[@]}"; do
 	fi
 done
 
+# kernel-doc of the API: every documented function and struct complete.
+if out=$(cd "$REPO" && perl "$TREE/scripts/kernel-doc" -none -Wall kernel/kevent/*.c \
+	kernel/include/linux/kevent*.h 2>&1) && [ -z "$out" ]; then
+	:
+else
+	finding "kernel-doc"
+	printf '%s\n' "$out" >&2
+fi
+
 # 2. W=1 compile of kernel/kevent/ in its own build dir (the objects of the
 # test build stay as they are, with their gcov notes).
 mkdir -p "$LINT_BUILD"
@@ -54,5 +63,8 @@ if ! gcc -std=c11 -Wall -Werror -isystem "$HEADERS/usr/include" \
 	finding "uapi check: installed <linux/ukevent.h> does not match SPEC.md"
 fi
 
+# 5. The harness's own logic, on recorded inputs.
+"$REPO/scripts/selftest.sh" || finding "harness self-tests"
+
 [ $fail = 0 ] || die "lint found problems (above)"
-say "lint: checkpatch, W=1, shellcheck and uapi check clean"
+say "lint: checkpatch, W=1, shellcheck, uapi check and harness self-tests clean"

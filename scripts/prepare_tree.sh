@@ -38,10 +38,18 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$origin" ]; then
 fi
 
 # Patches: when the set changed, take the old set out and put the new in.
+# Files that end up with the content they had keep their timestamps, so
+# changing one patch rebuilds only what that patch touches.
 applied=$TREE/.kevent-patches
 want=$(cd "$REPO/kernel/patches" && cat -- *.patch | sha256sum)
 have=$(cat "$applied/.sum" 2>/dev/null || true)
 if [ "$want" != "$have" ]; then
+	declare -A before=()
+	mapfile -t touched < <(cat "$applied"/*.patch "$REPO"/kernel/patches/*.patch 2>/dev/null |
+		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' | sort -u)
+	for f in "${touched[@]}"; do
+		[ -f "$TREE/$f" ] && before[$f]="$(sha256sum < "$TREE/$f") $(stat -c %Y "$TREE/$f")"
+	done
 	if [ -d "$applied" ]; then
 		for p in $(find "$applied" -name '*.patch' | sort -r); do
 			patch -d "$TREE" -p1 -R -s --no-backup-if-mismatch < "$p" ||
@@ -55,6 +63,11 @@ if [ "$want" != "$have" ]; then
 		patch -d "$TREE" -p1 -s --forward --no-backup-if-mismatch < "$p" ||
 			die "$(basename "$p") does not apply to $origin"
 		cp "$p" "$applied/"
+	done
+	for f in "${!before[@]}"; do
+		sum=${before[$f]% *}
+		[ -f "$TREE/$f" ] && [ "$(sha256sum < "$TREE/$f")" = "$sum" ] &&
+			touch -d "@${before[$f]##* }" "$TREE/$f"
 	done
 	printf '%s\n' "$want" > "$applied/.sum"
 fi

@@ -98,12 +98,38 @@ def coverage_table(results, tree):
     return out
 
 
+def check_floors(results, tree, path):
+    """Lines of text for each floor of FILE missed, or [] when all are met."""
+    missed = []
+    data = {}
+    with open(path) as f:
+        for line in f:
+            words = line.split('#', 1)[0].split()
+            if len(words) != 3:
+                continue
+            layer, name, floor = words[0], words[1], float(words[2])
+            if layer not in data:
+                data[layer] = parse_info(os.path.join(results, 'coverage-%s.info' % layer)) or {}
+            src = os.path.join(tree, name) if tree else name
+            d = data[layer].get(src)
+            if not d or not d['LF']:
+                missed.append('  floor: %s %s: no coverage data' % (layer, name))
+                continue
+            got = 100.0 * d['LH'] / d['LF']
+            if got < floor:
+                missed.append('  floor: %s %s: %.1f%% of lines, floor %.0f%%'
+                              % (layer, name, got, floor))
+    return missed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--results', required=True)
     ap.add_argument('--tree', default='')
     ap.add_argument('--layers', default='kunit,userland')
     ap.add_argument('--json', metavar='FILE')
+    ap.add_argument('--floors', metavar='FILE',
+                    help='coverage floors (layer file percent); a miss counts as a failure')
     ap.add_argument('--failed-stages', default='',
                     help='stages that failed outside the test layers (lint, ...)')
     args = ap.parse_args()
@@ -143,6 +169,12 @@ def main():
         total['FAIL'] += 1
 
     lines += coverage_table(args.results, args.tree)
+    if args.floors:
+        missed = check_floors(args.results, args.tree, args.floors)
+        lines += missed
+        total['FAIL'] += len(missed)
+        if not missed:
+            lines.append('  all coverage floors of %s met' % os.path.basename(args.floors))
     print('\n'.join(lines))
     if args.json:
         with open(args.json, 'w') as f:

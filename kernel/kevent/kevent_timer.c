@@ -72,7 +72,7 @@ static int kevent_timer_enqueue(struct kevent *k)
 	if (!period)
 		return -EINVAL;
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+	t = kzalloc(sizeof(*t), KEVENT_GFP);
 	if (!t)
 		return -ENOMEM;
 

@@ -245,7 +245,7 @@ int kevent_user_add_ukevent(struct ukevent *uk, struct kevent_user *u)
 		goto err_out;
 	}
 
-	k = kmem_cache_alloc(kevent_cache, GFP_KERNEL);
+	k = kmem_cache_alloc(kevent_cache, KEVENT_GFP);
 	if (!k) {
 		atomic_long_dec(&u->owner->kevents);
 		err = -ENOMEM;

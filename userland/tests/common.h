@@ -3,7 +3,10 @@
 #ifndef KEVENT_TEST_COMMON_H
 #define KEVENT_TEST_COMMON_H
 
+#include <fcntl.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "../kevent.h"
 
 #include <stdlib.h>
@@ -44,6 +47,18 @@ static inline void sleep_ns(__u64 ns)
 
 	while (nanosleep(&ts, &ts))
 		;
+}
+
+/* Write @s to the file at @path (sysfs, procfs, debugfs); 0 on success. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
 }
 
 #endif

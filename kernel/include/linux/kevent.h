@@ -17,8 +17,16 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/refcount.h>
+#include <linux/gfp.h>
 #include <linux/kevent_storage.h>
 #include <uapi/linux/ukevent.h>
+
+/*
+ * Allocations made for user requests: charged to the caller's memory
+ * cgroup, and allowed to fail (-ENOMEM for that entry) instead of invoking
+ * the OOM killer when the group is at its limit.
+ */
+#define KEVENT_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 /* The seed's threshold between copying entries one by one and in a batch. */
 #define KEVENT_MIN_BUFFS_ALLOC	3
