@@ -14,13 +14,20 @@
 
 #define DBG	"/sys/kernel/debug/"
 
+/*
+ * /proc/self/make-it-fail stays open while armed: closing it allocates,
+ * and that allocation would take the injected failure.
+ */
+static int make_it_fail = -1;
+
 /* Make the next @times faults of @attr (failslab, fail_usercopy) hit us. */
 static int arm(const char *attr, int times)
 {
 	char path[128], n[16];
+	/* Disarmed and limited to this task before the probability is set. */
 	static const char *const knobs[][2] = {
-		{ "probability", "100" }, { "interval", "1" }, { "verbose", "0" },
-		{ "task-filter", "Y" }, { "space", "0" },
+		{ "times", "0" }, { "task-filter", "Y" }, { "verbose", "0" },
+		{ "interval", "1" }, { "space", "0" }, { "probability", "100" },
 	};
 	unsigned int i;
 
@@ -35,12 +42,17 @@ static int arm(const char *attr, int times)
 	snprintf(n, sizeof(n), "%d", times);
 	if (write_file(path, n))
 		return -1;
-	return write_file("/proc/self/make-it-fail", "1");
+	make_it_fail = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	if (make_it_fail < 0)
+		return -1;
+	return write(make_it_fail, "1", 1) == 1 ? 0 : -1;
 }
 
 static void disarm(void)
 {
-	write_file("/proc/self/make-it-fail", "0");
+	if (write(make_it_fail, "0", 1) != 1)
+		perror("make-it-fail");
+	close(make_it_fail);
 }
 
 #define NEED(attr) do {							\
