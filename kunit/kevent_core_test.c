@@ -6,6 +6,7 @@
 #include <kunit/test.h>
 #include <linux/uaccess.h>
 #include <linux/sched/user.h>
+#include <linux/debug_locks.h>
 #include <linux/kevent.h>
 #include "kevent_test_storage.h"
 
@@ -373,6 +374,23 @@ static void kevent_modify_rechecks_readiness(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, 1);
 }
 
+/* MODIFY of an event detached by kevent_storage_fini: fields only. */
+static void kevent_modify_detached_event(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(0, EV_B, KEVENT_REQ_ET);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	kevent_storage_fini(&c->origin[0].st);
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), 0);
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, 0);
+	/* With lockdep: the event lock was taken irq-safe here too. */
+	if (IS_ENABLED(CONFIG_PROVE_LOCKING))
+		KUNIT_EXPECT_TRUE(test, debug_locks);
+}
+
 /* Delivery. */
 
 static void kevent_get_events_returns_up_to_max_in_order(struct kunit *test)
@@ -447,6 +465,7 @@ static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_remove_missing_key_enoent),
 	KUNIT_CASE(kevent_remove_detaches_and_unreadies),
 	KUNIT_CASE(kevent_modify_rechecks_readiness),
+	KUNIT_CASE(kevent_modify_detached_event),
 	KUNIT_CASE(kevent_get_events_returns_up_to_max_in_order),
 	KUNIT_CASE(kevent_release_frees_events_in_every_state),
 	{}

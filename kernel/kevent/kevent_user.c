@@ -327,17 +327,23 @@ int kevent_user_modify_ukevent(struct ukevent *uk, struct kevent_user *u)
 	if (!k)
 		return -ENOENT;
 
-	/* Event bits are read by notifications under the storage lock. */
+	/*
+	 * Event bits are read by notifications under the storage lock; the
+	 * event lock is taken from hard interrupts (timers), so interrupts
+	 * are off even for an event that has no storage any more.
+	 */
 	st = READ_ONCE(k->st);
+	local_irq_save(flags);
 	if (st)
-		spin_lock_irqsave(&st->lock, flags);
+		spin_lock(&st->lock);
 	spin_lock(&k->ulock);
 	k->event.event = uk->event;
 	k->event.req_flags = uk->req_flags;
 	k->event.ret_flags = 0;
 	spin_unlock(&k->ulock);
 	if (st)
-		spin_unlock_irqrestore(&st->lock, flags);
+		spin_unlock(&st->lock);
+	local_irq_restore(flags);
 
 	kevent_requeue(k);
 	return 0;
