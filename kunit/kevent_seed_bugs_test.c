@@ -321,7 +321,7 @@ static void seed_bug_13_fini_breaks_every_event(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, u2);
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, 0, 0), 0);
 	KUNIT_ASSERT_EQ(test, kt_add(c, 1, EV_A, KEVENT_REQ_WAKEUP_ONE), 0);
-	/* Move the second onto origin 0's storage through a second queue. */
+	/* Two more on origin 0, through a second queue: WAKEUP_ONE, ONESHOT. */
 	uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
 	mutex_lock(&u2->ctl_mutex);
 	KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, u2), 0);
