@@ -41,6 +41,12 @@ output_has "a failing test is counted" "3 passed, 1 failed, 1 skipped" summary f
 check "a missing layer exits 1" 1 summary missing
 output_has "a missing layer counts as a failure" "2 passed, 1 failed, 1 skipped" summary missing
 output_has "a failed stage counts" "4 passed, 1 failed, 2 skipped" summary pass --failed-stages lint
+output_has "a failed layer stage with passing results counts" "4 passed, 1 failed, 2 skipped" \
+	summary pass --failed-stages userland
+output_has "a failed layer stage is not counted twice" "3 passed, 1 failed, 1 skipped" \
+	summary fail --failed-stages userland
+output_has "a missing layer is not counted twice" "2 passed, 1 failed, 1 skipped" \
+	summary missing --failed-stages userland
 # Union of two test sections: lines 10 and 20 hit, 11 not: 66.7%;
 # functions 2/2; branches 2/2.
 if ! summary pass --tree / 2>/dev/null | grep -Eq '^  t/kernel/kevent/kevent.c +(- +){6}66\.7% 100\.0% 100\.0% *$'; then
