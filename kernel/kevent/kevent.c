@@ -289,7 +289,9 @@ static bool __kevent_requeue(struct kevent_storage *st, struct kevent *k)
  * kevent_requeue() - re-check a kevent's readiness (after MODIFY)
  * @k: the kevent
  *
- * Does nothing for a kevent that is not attached to its storage.
+ * The callback sees &kevent_storage.event == 0: no notification is in
+ * progress, the storage looks at its origin by itself.  Does nothing for
+ * a kevent that is not attached to its storage.
  */
 void kevent_requeue(struct kevent *k)
 {
@@ -299,29 +301,25 @@ void kevent_requeue(struct kevent *k)
 	if (!st)
 		return;
 	spin_lock_irqsave(&st->lock, flags);
-	if (k->on_storage && k->st == st)
+	if (k->on_storage && k->st == st) {
+		st->event = 0;
+		st->data = 0;
 		__kevent_requeue(st, k);
+	}
 	spin_unlock_irqrestore(&st->lock, flags);
 }
 
-/**
- * kevent_storage_ready() - an origin reports activity
- * @st: the origin's storage
- * @ready_callback: called first for every attached kevent, or NULL
- * @event: the events that happened; kevents whose event bits do not match
- *         are not looked at
- *
- * Within one pass, a kevent with KEVENT_REQ_WAKEUP_ONE is skipped once any
- * kevent of the storage has been made ready.  Runs in atomic context.
- */
-void kevent_storage_ready(struct kevent_storage *st,
-			  kevent_callback_t ready_callback, u32 event)
+static void __kevent_storage_ready(struct kevent_storage *st,
+				   kevent_callback_t ready_callback, u32 event,
+				   unsigned long data)
 {
 	struct kevent *k, *n;
 	unsigned long flags;
 	int wake_num = 0;
 
 	spin_lock_irqsave(&st->lock, flags);
+	st->event = event;
+	st->data = data;
 	if (ready_callback)
 		list_for_each_entry(k, &st->list, storage_entry)
 			ready_callback(k);
@@ -338,6 +336,37 @@ void kevent_storage_ready(struct kevent_storage *st,
 }
 
 /**
+ * kevent_storage_ready() - an origin reports activity
+ * @st: the origin's storage
+ * @ready_callback: called first for every attached kevent, or NULL
+ * @event: the events that happened; kevents whose event bits do not match
+ *         are not looked at
+ *
+ * Within one pass, a kevent with KEVENT_REQ_WAKEUP_ONE is skipped once any
+ * kevent of the storage has been made ready.  Runs in atomic context.
+ */
+void kevent_storage_ready(struct kevent_storage *st,
+			  kevent_callback_t ready_callback, u32 event)
+{
+	__kevent_storage_ready(st, ready_callback, event, 0);
+}
+
+/**
+ * kevent_storage_ready_data() - an origin reports activity, with data
+ * @st: the origin's storage
+ * @event: the events that happened, as for kevent_storage_ready()
+ * @data: a word the callbacks read in &kevent_storage.data during the pass
+ *        (the poll storages pass the wake-up's poll mask)
+ *
+ * Runs in atomic context.
+ */
+void kevent_storage_ready_data(struct kevent_storage *st, u32 event,
+			       unsigned long data)
+{
+	__kevent_storage_ready(st, NULL, event, data);
+}
+
+/**
  * kevent_storage_init() - initialise an origin's storage
  * @origin: the origin
  * @st: its storage
@@ -349,6 +378,8 @@ int kevent_storage_init(void *origin, struct kevent_storage *st)
 	spin_lock_init(&st->lock);
 	st->origin = origin;
 	INIT_LIST_HEAD(&st->list);
+	st->event = 0;
+	st->data = 0;
 	return 0;
 }
 

@@ -757,6 +757,17 @@ static const struct file_operations kevent_user_fops = {
 	.poll		= kevent_user_poll,
 };
 
+/**
+ * is_kevent_file() - whether a file is a kevent queue
+ * @file: the file
+ *
+ * Return: true for an open /dev/kevent (or kevent_user_getfd()) file.
+ */
+bool is_kevent_file(const struct file *file)
+{
+	return file->f_op == &kevent_user_fops;
+}
+
 static struct miscdevice kevent_miscdev = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "kevent",
@@ -775,7 +786,7 @@ static struct kevent_user *kevent_fdget(int fd, struct fd *f, long *err)
 		*err = -EBADF;
 		return NULL;
 	}
-	if (fd_file(*f)->f_op != &kevent_user_fops) {
+	if (!is_kevent_file(fd_file(*f))) {
 		fdput(*f);
 		*err = -EINVAL;
 		return NULL;

@@ -43,6 +43,7 @@
 
 struct kevent;
 struct kevent_user;
+struct file;
 
 /*
  * ->callback: called under the storage lock and the kevent's ulock, in
@@ -138,6 +139,8 @@ int kevent_break(struct kevent *k);
 void kevent_requeue(struct kevent *k);
 void kevent_storage_ready(struct kevent_storage *st,
 			  kevent_callback_t ready_callback, u32 event);
+void kevent_storage_ready_data(struct kevent_storage *st, u32 event,
+			       unsigned long data);
 int kevent_storage_init(void *origin, struct kevent_storage *st);
 void kevent_storage_fini(struct kevent_storage *st);
 int kevent_storage_enqueue(struct kevent_storage *st, struct kevent *k);
@@ -160,6 +163,7 @@ long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 		      bool nonblock);
 unsigned int kevent_user_ready_num(struct kevent_user *u);
 int kevent_user_getfd(int flags);
+bool is_kevent_file(const struct file *file);
 
 /* The syscalls, callable from the kernel with an fd of the caller. */
 long kevent_sys_get_events(int ctl_fd, unsigned int min_nr, unsigned int max_nr,

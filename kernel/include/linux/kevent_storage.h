@@ -4,6 +4,7 @@
 
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <linux/types.h>
 
 /**
  * struct kevent_storage - the kevents watching one origin
@@ -11,11 +12,18 @@
  * @list: the kevents attached to this origin, linked by storage_entry.
  * @lock: protects @list and the attachment of each kevent on it; the
  *        readiness callbacks of the kevents run under it.
+ * @event: the event bits of the notification being passed to the callbacks
+ *         (kevent_storage_ready()); 0 while the core re-checks one kevent
+ *         on its own (after MODIFY).  Read by ->callback under @lock.
+ * @data: the storage's own word for that notification (e.g. the poll mask
+ *        of a wake-up), from kevent_storage_ready_data(); 0 otherwise.
  */
 struct kevent_storage {
 	void			*origin;
 	struct list_head	list;
 	spinlock_t		lock;
+	u32			event;
+	unsigned long		data;
 };
 
 #endif /* _LINUX_KEVENT_STORAGE_H */

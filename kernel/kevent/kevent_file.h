@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+/*
+ * kevent: origins that are open files, shared by the poll and socket
+ * storages.  See the overview at the top of kevent_file.c.
+ */
+#ifndef _KEVENT_FILE_H
+#define _KEVENT_FILE_H
+
+#include <linux/poll.h>
+#include <linux/kevent.h>
+
+/**
+ * struct kevent_file_ops - what a file storage adds to the common code
+ * @check: refuses a file the storage cannot watch (returns -errno), or NULL
+ * @event: maps a wake-up's poll mask to the storage's event bits
+ */
+struct kevent_file_ops {
+	int	(*check)(struct file *file);
+	u32	(*event)(__poll_t mask);
+};
+
+int kevent_file_enqueue(struct kevent *k, const struct kevent_file_ops *ops,
+			__poll_t *mask);
+int kevent_file_dequeue(struct kevent *k);
+void kevent_file_recheck(struct kevent *k);
+struct file *kevent_file_of(struct kevent *k);
+
+#endif /* _KEVENT_FILE_H */

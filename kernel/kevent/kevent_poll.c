@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * kevent: the poll storage (KEVENT_POLL).
+ *
+ * id.raw[0] is an fd of any file with ->poll (pipe, eventfd, socket,
+ * tty...); the event bits are the POLL* values.  The file is pinned from
+ * ADD to removal (kevent_file.c).  ret_data[0] is the ready mask: the
+ * bits of interest that wake-ups reported since the kevent was last
+ * delivered.  POLLERR and POLLHUP are reported whether they were asked for
+ * or not, as epoll does.  A kevent ready at ADD (data already in the pipe)
+ * is answered by kevent_ctl() with its mask and not kept, as for every
+ * storage.
+ */
+
+#include <linux/kernel.h>
+#include <linux/init.h>
+#include <linux/poll.h>
+#include <linux/kevent.h>
+#include "kevent_file.h"
+
+static u32 kevent_poll_event(__poll_t mask)
+{
+	return (__force u32)mask;
+}
+
+/* The bits of @mask that @k reports. */
+static u32 kevent_poll_ready(struct kevent *k, __poll_t mask)
+{
+	return (__force u32)mask & (k->event.event | POLLERR | POLLHUP);
+}
+
+static int kevent_poll_callback(struct kevent *k)
+{
+	u32 ready;
+
+	if (!k->st->event) {
+		kevent_file_recheck(k);
+		return 0;
+	}
+	ready = kevent_poll_ready(k, (__force __poll_t)k->st->data);
+	if (!ready)
+		return 0;
+	k->event.ret_data[0] |= ready;
+	return 1;
+}
+
+static const struct kevent_file_ops kevent_poll_ops = {
+	.event	= kevent_poll_event,
+};
+
+static int kevent_poll_enqueue(struct kevent *k)
+{
+	__poll_t mask;
+	u32 ready;
+	int err;
+
+	err = kevent_file_enqueue(k, &kevent_poll_ops, &mask);
+	if (err)
+		return err;
+	ready = kevent_poll_ready(k, mask);
+	if (!ready)
+		return 0;
+	k->event.ret_data[0] = ready;
+	return 1;
+}
+
+static int __init kevent_init_poll(void)
+{
+	static const struct kevent_callbacks pc = {
+		.callback	= kevent_poll_callback,
+		.enqueue	= kevent_poll_enqueue,
+		.dequeue	= kevent_file_dequeue,
+	};
+
+	return kevent_add_callbacks(&pc, KEVENT_POLL);
+}
+fs_initcall(kevent_init_poll);
