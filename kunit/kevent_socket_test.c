@@ -299,7 +299,7 @@ static void kevent_socket_wakeup_one_on_listener(struct kunit *test)
 	ks_tcp_connect(test, &t, NULL);
 	/* Wait for the handshake's last step, on any queue. */
 	for (q = 0; q < 100 && !ready; q++) {
-		msleep(10);
+		usleep_range(10000, 11000);
 		ready = kevent_user_ready_num(c->u[0]) +
 			kevent_user_ready_num(c->u[1]) +
 			kevent_user_ready_num(c->u[2]);

@@ -149,6 +149,55 @@ static void kevent_timer_same_period_is_same_key(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 2U);
 }
 
+/*
+ * Removal racing the timer: 50 us periods, removed after a varying busy
+ * wait, so the timer interrupt lands at every point of the removal.
+ * Nothing may stay ready and nothing may be touched after it is freed
+ * (KASAN watches under --debug).
+ */
+static void kevent_timer_removal_while_firing(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 50000 + i, 0, &uk), 0);
+		udelay(i % 13 * 9);
+		mutex_lock(&t->u->ctl_mutex);
+		KUNIT_ASSERT_EQ(test, kevent_user_remove_ukevent(&uk, t->u), 0);
+		mutex_unlock(&t->u->ctl_mutex);
+		KUNIT_ASSERT_EQ(test, kevent_user_ready_num(t->u), 0U);
+	}
+	udelay(200);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 0U);
+	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 0U);
+}
+
+/* Closing a queue with hundreds of timers armed, many of them firing. */
+static void kevent_timer_queue_close_with_hundreds_armed(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+	int i;
+
+	for (i = 0; i < 400; i++)
+		KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 100000 + i * 1000,
+					      i % 3 ? 0 : KEVENT_REQ_ONESHOT,
+					      &uk), 0);
+	mdelay(2);
+	KUNIT_EXPECT_GT(test, kevent_user_ready_num(t->u), 0U);
+	kevent_user_destroy(t->u);
+	/* A new queue works, and no old timer reaches it. */
+	t->u = kevent_user_create();
+	KUNIT_ASSERT_NOT_NULL(test, t->u);
+	mdelay(2);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 0U);
+	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, NSEC_PER_MSEC, KEVENT_REQ_ONESHOT,
+				      &uk), 0);
+	KUNIT_EXPECT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
+}
+
 static struct kunit_case kevent_timer_cases[] = {
 	KUNIT_CASE(kevent_timer_zero_period_einval),
 	KUNIT_CASE(kevent_timer_fires_within_tolerance),
@@ -156,6 +205,8 @@ static struct kunit_case kevent_timer_cases[] = {
 	KUNIT_CASE(kevent_timer_oneshot_fires_once),
 	KUNIT_CASE(kevent_timer_removed_never_fires),
 	KUNIT_CASE(kevent_timer_same_period_is_same_key),
+	KUNIT_CASE(kevent_timer_removal_while_firing),
+	KUNIT_CASE(kevent_timer_queue_close_with_hundreds_armed),
 	{}
 };
 

@@ -63,4 +63,29 @@ static inline struct ukevent kevent_timer(__u64 ns, __u32 req_flags)
 	return uk;
 }
 
+/* A POLL request on @fd for the POLL* bits @events. */
+static inline struct ukevent kevent_poll(int fd, __u32 events,
+					 __u32 req_flags)
+{
+	struct ukevent uk = {
+		.type = KEVENT_POLL,
+		.event = events,
+		.req_flags = req_flags,
+	};
+
+	uk.id.raw[0] = fd;
+	uk.user[0] = fd;
+	return uk;
+}
+
+/* A SOCKET request on @fd for KEVENT_SOCKET_RECV/ACCEPT/SEND. */
+static inline struct ukevent kevent_socket(int fd, __u32 events,
+					   __u32 req_flags)
+{
+	struct ukevent uk = kevent_poll(fd, events, req_flags);
+
+	uk.type = KEVENT_SOCKET;
+	return uk;
+}
+
 #endif /* KEVENT_USER_H */

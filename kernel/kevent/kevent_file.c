@@ -116,6 +116,7 @@ static int kevent_file_wake(wait_queue_entry_t *wait, unsigned int mode,
 	if (mask & POLLFREE) {
 		/* The head is being freed (its hang-up is passed on above). */
 		list_del_init(&wait->entry);
+		/* Pairs with the acquire in kevent_file_destroy(). */
 		smp_store_release(&pwq->whead, NULL);
 	}
 	return 0;
@@ -151,6 +152,7 @@ static void kevent_file_destroy(struct kevent_file *kf)
 
 		/* A POLLFREE head may be going: RCU keeps it until we look. */
 		rcu_read_lock();
+		/* Pairs with the release in kevent_file_wake(). */
 		whead = smp_load_acquire(&pwq->whead);
 		if (whead)
 			remove_wait_queue(whead, &pwq->wait);
