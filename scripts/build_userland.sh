@@ -62,7 +62,10 @@ list=$out/initramfs.list
 	echo "nod /dev/null 0666 0 0 c 1 3"
 	echo "file /init $out/init 0755 0 0"
 	echo "file /bin/busybox $busybox 0755 0 0"
-	echo "slink /bin/sh busybox 0777 0 0"
+	# Every applet by name, for the tests' shell commands and the shell.
+	for a in $("$busybox" --list); do
+		[ "$a" = busybox ] || echo "slink /bin/$a busybox 0777 0 0"
+	done
 	for t in "${tests[@]}"; do
 		echo "file /tests/$t $out/tests/$t 0755 0 0"
 	done

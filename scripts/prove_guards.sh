@@ -5,7 +5,7 @@
 # fail; then take the patch out.  Guards marked "Config: debug" (use after
 # free, lock order) run in the debug build, where KASAN and lockdep see
 # them.  Prints a table bug -> test -> result; fails unless every named
-# test failed.
+# test failed.  $1: an optional glob of guard names (e.g. '09-*').
 set -u
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -30,7 +30,8 @@ build_for() {	# config -> sets BUILD, DEBUG_CONFIG, COVERAGE for the stage scrip
 	fi
 }
 
-for g in "$REPO"/kernel/guards/*.patch; do
+for g in "$REPO"/kernel/guards/${1:-*}.patch; do
+	[ -e "$g" ] || die "no guard matches '${1:-*}' in kernel/guards/"
 	name=$(basename "$g" .patch)
 	test=$(sed -n 's/^Test: //p' "$g")
 	config=$(sed -n 's/^Config: //p' "$g")

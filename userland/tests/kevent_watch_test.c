@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * User space: the kevent-watch tool (/tools/kevent-watch) as a user runs
+ * it: timers, a pipe through --fd, a FIFO through --file, a TCP listener,
+ * ring mode, and exit status 2 with a usage line for bad arguments.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "common.h"
+#include "kselftest_harness.h"
+
+#define WATCH	"/tools/kevent-watch"
+
+/* Run @cmd with sh, its output (stdout and stderr) in @out; exit status. */
+static int run(const char *cmd, char *out, size_t len)
+{
+	FILE *f = popen(cmd, "r");
+	size_t n = 0;
+	int st;
+
+	if (!f)
+		return -1;
+	while (n + 1 < len && fgets(out + n, len - n, f))
+		n += strlen(out + n);
+	out[n] = 0;
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int lines_with(const char *out, const char *word)
+{
+	int n = 0;
+
+	for (; (out = strstr(out, word)); out += strlen(word))
+		n++;
+	return n;
+}
+
+TEST(timer_prints_three_events)
+{
+	char out[4096];
+	__u64 t = now_ns();
+
+	ASSERT_EQ(0, run(WATCH " --timer 100ms --count 3 2>&1", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(3, lines_with(out, "TIMER  100ms"));
+	EXPECT_EQ(3, lines_with(out, "fired (1 expiration)"));
+	EXPECT_NE(NULL, strstr(out, "kevent-watch: 3 events"));
+	EXPECT_LE(300 * MS, now_ns() - t);
+}
+
+TEST(oneshot_timer_ends_the_watch)
+{
+	char out[4096];
+
+	ASSERT_EQ(0, run(WATCH " --flags oneshot --timer 20ms 2>&1", out, sizeof(out)));
+	EXPECT_EQ(1, lines_with(out, "fired"));
+	EXPECT_NE(NULL, strstr(out, "kevent-watch: 1 event\n"));
+}
+
+TEST(ring_mode)
+{
+	char out[4096];
+
+	ASSERT_EQ(0, run(WATCH " --ring 4 --timer 10ms --timer 15ms --count 6 2>&1",
+			 out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "ring + kevent_wait()"));
+	EXPECT_EQ(6, lines_with(out, "TIMER"));
+}
+
+TEST(pipe_on_an_inherited_fd)
+{
+	char out[4096];
+
+	/* The shell writes into the tool's stdin, a pipe. */
+	ASSERT_EQ(0, run("{ sleep 0.1; echo hello; } | " WATCH
+			 " --fd 0 --flags et --count 2 2>&1", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "POLL   fd 0"));
+	EXPECT_NE(NULL, strstr(out, "read 6 bytes: \"hello.\""));
+	/* Then the writer's end closes. */
+	EXPECT_NE(NULL, strstr(out, "hup"));
+}
+
+TEST(fifo_by_path)
+{
+	char out[4096];
+
+	unlink("/tmp/kw.fifo");
+	ASSERT_EQ(0, mkfifo("/tmp/kw.fifo", 0600));
+	ASSERT_EQ(0, run("(sleep 0.2; echo ping > /tmp/kw.fifo) & " WATCH
+			 " --file /tmp/kw.fifo --events in --count 1 2>&1",
+			 out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "POLL   /tmp/kw.fifo"));
+	EXPECT_NE(NULL, strstr(out, "in"));
+	unlink("/tmp/kw.fifo");
+}
+
+TEST(tcp_listener_accepts_and_reads)
+{
+	char out[4096];
+
+	ASSERT_EQ(0, run("(sleep 0.2; echo hi | nc 127.0.0.1 7777) & " WATCH
+			 " --listen 7777 --count 2 2>&1", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "SOCKET listen 7777"));
+	EXPECT_NE(NULL, strstr(out, "accept"));
+	EXPECT_NE(NULL, strstr(out, "accepted fd"));
+	EXPECT_NE(NULL, strstr(out, "read 3 bytes: \"hi.\""));
+}
+
+TEST(bad_arguments_exit_2_with_usage)
+{
+	static const char *const bad[] = {
+		WATCH, WATCH " --timer 0", WATCH " --timer 5parsecs",
+		WATCH " --fd x", WATCH " --flags sometimes --timer 1s",
+		WATCH " --events loud --fd 0", WATCH " --ring 1 --timer 1s",
+		WATCH " --listen 70000", WATCH " --bogus", WATCH " stray",
+	};
+	char out[4096], cmd[256];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s 2>&1", bad[i]);
+		EXPECT_EQ(2, run(cmd, out, sizeof(out))) TH_LOG("%s", bad[i]);
+		EXPECT_NE(NULL, strstr(out, "usage: kevent-watch")) TH_LOG("%s", bad[i]);
+	}
+	EXPECT_EQ(0, run(WATCH " --help", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--timer DURATION"));
+}
+
+TEST(missing_file_exit_1)
+{
+	char out[4096];
+
+	EXPECT_EQ(1, run(WATCH " --file /nonexistent 2>&1", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "No such file"));
+}
+
+TEST_HARNESS_MAIN
