@@ -3,7 +3,8 @@
 #   coverage/capture.sh reset        delete the .gcda data of the build
 #   coverage/capture.sh LAYER        capture the data written since the last
 #                                    reset into $RESULTS/coverage-LAYER.info
-#   coverage/capture.sh report L...  combine layers, write coverage/html/
+#   coverage/capture.sh report L...  combine layers, write coverage/html/:
+#                                    index.html, all/, and one folder per layer
 set -eu
 # shellcheck source=../scripts/lib.sh
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -17,6 +18,8 @@ reset)
 	find "$BUILD" -name '*.gcda' -delete
 	;;
 report)
+	# coverage/html/index.html: the front page; all/, kunit/, userland/:
+	# genhtml's report of both layers together and of each alone.
 	shift
 	args=()
 	for layer in "$@"; do
@@ -24,10 +27,16 @@ report)
 	done
 	[ ${#args[@]} -gt 0 ] || die "no coverage data captured"
 	lcov_q "${args[@]}" -o "$RESULTS/coverage-all.info"
-	rm -rf "$REPO/coverage/html"
-	genhtml --quiet --branch-coverage --legend --title "kevent (UML 6.12)" \
-		--prefix "$TREE" -o "$REPO/coverage/html" "$RESULTS/coverage-all.info" ||
-		die "genhtml failed"
+	html=$REPO/coverage/html
+	rm -rf "$html"
+	for layer in all "$@"; do
+		[ -s "$RESULTS/coverage-$layer.info" ] || continue
+		genhtml --quiet --branch-coverage --legend --title "kevent (UML 6.12): $layer" \
+			--prefix "$TREE" -o "$html/$layer" "$RESULTS/coverage-$layer.info" ||
+			die "genhtml failed for $layer"
+	done
+	python3 "$REPO/coverage/index.py" --results "$RESULTS" --tree "$TREE" --out "$html" ||
+		die "the coverage report has broken links (above)"
 	say "coverage: report in coverage/html/index.html"
 	;;
 *)

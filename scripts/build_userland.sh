@@ -49,14 +49,37 @@ for src in "$REPO"/userland/tools/*.c; do
 	tools+=("$name")
 done
 
+# The manual pages, formatted here for the man command of the initramfs
+# (busybox has none); plain text, no overstrikes.
+pages=()
+for src in "$REPO"/userland/man/*.[1-8]; do
+	[ -e "$src" ] || continue
+	page=$(basename "$src")
+	cat=$out/man/cat${page##*.}/$page
+	mkdir -p "$(dirname "$cat")"
+	if [ ! -s "$cat" ] || [ "$src" -nt "$cat" ]; then
+		GROFF_NO_SGR=1 groff -man -Tascii -P-c -P-b -P-u -P-o "$src" > "$cat.tmp" 2>/dev/null ||
+			die "groff cannot format $src"
+		mv "$cat.tmp" "$cat"
+	fi
+	pages+=("cat${page##*.}/$page")
+done
+
 busybox=$(command -v busybox) || die "busybox missing: apt-get install busybox-static"
 gen=$out/gen_init_cpio
 [ -x "$gen" ] || gcc -O2 -o "$gen" "$TREE/usr/gen_init_cpio.c" || die "cannot build gen_init_cpio"
 
 list=$out/initramfs.list
 {
-	for d in /dev /proc /sys /tmp /results /host /tests /tools /bin /sbin /etc /root; do
+	for d in /dev /proc /sys /tmp /results /host /tests /tools /bin /sbin /etc /root \
+		/usr /usr/share /usr/share/man; do
 		echo "dir $d 0755 0 0"
+	done
+	for p in "${pages[@]}"; do
+		echo "dir /usr/share/man/${p%/*} 0755 0 0"
+	done | sort -u
+	for p in "${pages[@]}"; do
+		echo "file /usr/share/man/$p $out/man/$p 0644 0 0"
 	done
 	echo "nod /dev/console 0600 0 0 c 5 1"
 	echo "nod /dev/null 0666 0 0 c 1 3"
@@ -75,4 +98,4 @@ list=$out/initramfs.list
 } > "$list"
 "$gen" "$list" > "$out/initramfs.cpio.tmp" || die "gen_init_cpio failed"
 mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"
-say "userland: ${#tests[@]} test programs, ${#tools[@]} tools in $out/initramfs.cpio"
+say "userland: ${#tests[@]} test programs, ${#tools[@]} tools, ${#pages[@]} manual pages in $out/initramfs.cpio"

@@ -63,8 +63,16 @@ if ! gcc -std=c11 -Wall -Werror -isystem "$HEADERS/usr/include" \
 	finding "uapi check: installed <linux/ukevent.h> does not match SPEC.md"
 fi
 
-# 5. The harness's own logic, on recorded inputs.
+# 5. The manual pages: groff warnings of any kind are findings.
+for page in "$REPO"/userland/man/*.[1-8]; do
+	if ! out=$(groff -man -ww -z "$page" 2>&1) || [ -n "$out" ]; then
+		printf '%s\n' "$out" >&2
+		finding "man page: ${page#"$REPO"/}"
+	fi
+done
+
+# 6. The harness's own logic, on recorded inputs.
 "$REPO/scripts/selftest.sh" || finding "harness self-tests"
 
 [ $fail = 0 ] || die "lint found problems (above)"
-say "lint: checkpatch, W=1, shellcheck, uapi check and harness self-tests clean"
+say "lint: checkpatch, W=1, shellcheck, uapi check, man pages and harness self-tests clean"

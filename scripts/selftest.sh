@@ -54,6 +54,12 @@ if ! summary pass --tree / 2>/dev/null | grep -Eq '^  t/kernel/kevent/kevent.c +
 	fails=$((fails + 1))
 fi
 
+# Function f: lines 10 (hit) and 11 (not); g: line 20 (hit).
+if ! summary pass --tree / 2>/dev/null | grep -Eq '^    f +t/kernel/kevent/kevent.c:10 +1/2 +KUnit -, user -$'; then
+	printf 'selftest: the least-covered function is not named\n' >&2
+	fails=$((fails + 1))
+fi
+
 check "a met coverage floor passes" 0 summary pass --tree / --floors "$data/floors.conf"
 check "a missed coverage floor fails" 1 summary pass --tree / --floors "$data/floors-high.conf"
 

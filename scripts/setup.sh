@@ -12,6 +12,7 @@ declare -A NEED=(
 	[bison]=bison [perl]=perl [cpio]=cpio [xz]=xz-utils [lcov]=lcov
 	[genhtml]=lcov [shellcheck]=shellcheck [patch]=patch
 	[busybox]=busybox-static [rsync]=rsync [cmp]=diffutils
+	[groff]=groff-base
 )
 # files -> Debian package
 declare -A NEED_FILES=(

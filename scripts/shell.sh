@@ -1,14 +1,27 @@
 #!/bin/bash
 # Boot the kevent UML to a busybox shell on this terminal: /proc, /sys,
-# /dev and loopback up, the test programs (/tests) and tools (/tools) in
-# the PATH, this project folder on /host.  'poweroff' (or leaving the
-# shell) ends it cleanly; gcov data of the session is written.
+# /dev and loopback up, the test programs (/tests), the tools (/tools:
+# kevent-watch, man) in the PATH, the manual pages, this project folder on
+# /host.  'poweroff' (or leaving the shell) ends it cleanly.  With a
+# coverage build, what the session reached is captured afterwards into
+# $RESULTS/coverage-shell.info.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$UML" ] || die "no UML kernel at $UML: run ./run_tests.sh once first"
 [ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: run ./run_tests.sh once first"
-exec "$UML" mem=512M initrd="$USERLAND_OUT/initramfs.cpio" rdinit=/init \
+coverage=0
+grep -q '^CONFIG_GCOV=y' "$BUILD/.config" 2>/dev/null && coverage=1
+[ $coverage = 1 ] && "$REPO/coverage/capture.sh" reset
+set +e
+"$UML" mem=512M initrd="$USERLAND_OUT/initramfs.cpio" rdinit=/init \
 	kunit.enable=0 quiet KEVENT_SHELL=1 KEVENT_HOST="$REPO" \
 	con=null con0=fd:0,fd:1
+rc=$?
+set -e
+if [ $coverage = 1 ] && "$REPO/coverage/capture.sh" shell >/dev/null 2>&1; then
+	say "shell: this session's coverage is in $RESULTS/coverage-shell.info" \
+		"(HTML: coverage/capture.sh report shell)"
+fi
+exit $rc

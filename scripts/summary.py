@@ -14,6 +14,10 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'coverage'))
+import lcov_info  # noqa: E402
+
 LAYERS = (('kunit', 'KUnit (in-kernel)'), ('userland', 'user space (booted UML)'))
 
 
@@ -36,42 +40,33 @@ def load_layer(results, layer):
 
 
 def parse_info(path):
-    """Per source file: lines, functions, branches as LF/LH, FNF/FNH, BRF/BRH.
-
-    Computed from the per-line records (DA, FNDA, BRDA) so that a file with
-    one section per test name counts a line once, hit if any test hit it.
-    """
-    raw = {}
-    cur = None
-    try:
-        with open(path) as f:
-            for line in f:
-                key, _, val = line.strip().partition(':')
-                if key == 'SF':
-                    cur = raw.setdefault(val, {'DA': {}, 'FN': {}, 'BR': {}})
-                elif cur is None:
-                    continue
-                elif key == 'DA':
-                    no, count = val.split(',')[:2]
-                    cur['DA'][no] = cur['DA'].get(no, 0) + int(count)
-                elif key == 'FNDA':
-                    count, name = val.split(',', 1)
-                    cur['FN'][name] = cur['FN'].get(name, 0) + int(count)
-                elif key == 'BRDA':
-                    line_no, block, branch, taken = val.split(',')
-                    k = (line_no, block, branch)
-                    hit = 0 if taken == '-' else int(taken)
-                    cur['BR'][k] = cur['BR'].get(k, 0) + hit
-    except OSError:
+    """Per source file: LF/LH, FNF/FNH, BRF/BRH, the union of all sections."""
+    raw = lcov_info.parse(path)
+    if raw is None:
         return None
-    files = {}
-    for src, d in raw.items():
-        files[src] = {
-            'LF': len(d['DA']), 'LH': sum(1 for c in d['DA'].values() if c),
-            'FNF': len(d['FN']), 'FNH': sum(1 for c in d['FN'].values() if c),
-            'BRF': len(d['BR']), 'BRH': sum(1 for c in d['BR'].values() if c),
-        }
-    return files
+    return {src: lcov_info.totals(d) for src, d in raw.items()}
+
+
+def least_covered(results, tree, limit=5):
+    """Lines naming the least-covered functions of both layers together."""
+    data = {l: lcov_info.parse(os.path.join(results, 'coverage-%s.info' % l))
+            for l in ('all', 'kunit', 'userland')}
+    if not data['all']:
+        return []
+    rows = lcov_info.least_covered(data['all'], limit)
+    if not rows:
+        return ['  every function of the kevent sources is fully covered', '']
+    out = ['  least-covered functions (lines hit / lines, both layers; per layer):']
+    for src, name, start, n, hit, calls in rows:
+        per = []
+        for layer, title in (('kunit', 'KUnit'), ('userland', 'user')):
+            fns = {f[0]: f for f in lcov_info.functions((data[layer] or {}).get(src, {
+                'DA': {}, 'FN': {}, 'FNL': {}, 'BR': {}}))}
+            f = fns.get(name)
+            per.append('%s %d/%d' % (title, f[3], f[2]) if f else '%s -' % title)
+        where = '%s:%d' % (os.path.relpath(src, tree) if tree else src, start)
+        out.append('    %-28s %-36s %3d/%-3d %s' % (name, where, hit, n, ', '.join(per)))
+    return out + ['']
 
 
 def pct(found, hit):
@@ -85,7 +80,7 @@ def coverage_table(results, tree):
     if not data['all']:
         return []
     out = ['', 'Coverage of the kevent sources (lines / functions / branches):',
-           '  %-28s %s' % ('file', '  '.join('%-24s' % t for _, t in layers))]
+           '  %-30s %s' % ('file', '  '.join('%-24s' % t for _, t in layers))]
     for src in sorted(data['all']):
         name = os.path.relpath(src, tree) if tree else src
         cols = []
@@ -94,7 +89,7 @@ def coverage_table(results, tree):
             cols.append('%-24s' % ' '.join((pct(d.get('LF', 0), d.get('LH', 0)),
                                             pct(d.get('FNF', 0), d.get('FNH', 0)),
                                             pct(d.get('BRF', 0), d.get('BRH', 0)))))
-        out.append('  %-28s %s' % (name, '  '.join(cols)))
+        out.append('  %-30s %s' % (name, '  '.join(cols)))
     return out
 
 
@@ -172,6 +167,7 @@ def main():
         lines.append('  stage %-36s %6s %6d %6s' % (stage, '-', 1, '-'))
         total['FAIL'] += 1
 
+    lines[2:2] = least_covered(args.results, args.tree)
     lines += coverage_table(args.results, args.tree)
     if args.floors:
         missed = check_floors(args.results, args.tree, args.floors)

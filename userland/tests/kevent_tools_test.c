@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
- * User space: the kevent-watch tool (/tools/kevent-watch) as a user runs
- * it: timers, a pipe through --fd, a FIFO through --file, a TCP listener,
- * ring mode, and exit status 2 with a usage line for bad arguments.
+ * User space: the tools of the initramfs as a user runs them.
+ * kevent-watch: timers, a pipe through --fd, a FIFO through --file, a TCP
+ * listener, ring mode, and exit status 2 with a usage line for bad
+ * arguments.  man: the pages formatted on the host are shown.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -138,6 +139,40 @@ TEST(missing_file_exit_1)
 
 	EXPECT_EQ(1, run(WATCH " --file /nonexistent 2>&1", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "No such file"));
+}
+
+TEST(man_shows_every_page)
+{
+	static const char *const pages[][2] = {
+		{ "kevent_ctl", "kevent_ctl - add, remove or modify events" },
+		{ "kevent_get_events", "kevent_get_events - wait for events" },
+		{ "kevent_wait", "kevent_wait - wait for events and copy them" },
+		{ "kevent_ring_init", "kevent_ring_init - register a ring" },
+		{ "kevent-watch", "kevent-watch - print kevent events" },
+	};
+	char out[16384], cmd[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "man %s 2>&1", pages[i][0]);
+		EXPECT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", cmd);
+		EXPECT_NE(NULL, strstr(out, pages[i][1])) TH_LOG("%s", cmd);
+	}
+	/* The ring's limitation is stated where a reader looks. */
+	ASSERT_EQ(0, run("man 2 kevent_wait", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "overwritten"));
+	EXPECT_NE(NULL, strstr(out, "KEVENT_WAIT(2)"));
+}
+
+TEST(man_errors)
+{
+	char out[1024];
+
+	EXPECT_EQ(16, run("man nosuchpage 2>&1", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "No manual entry for nosuchpage"));
+	EXPECT_EQ(16, run("man 1 kevent_wait 2>&1", out, sizeof(out)));
+	EXPECT_EQ(2, run("man 2>&1", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "usage: man"));
 }
 
 TEST_HARNESS_MAIN
