@@ -26,6 +26,9 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
                     (kernel/guards/), rebuild, and show its test failing
   --shell           boot the kevent UML to a shell on this terminal instead
                     (builds first if needed; 'poweroff' ends it)
+  --bench           run the benchmark instead of the tests (kevent against
+                    epoll, poll and timerfd; the build without coverage);
+                    tables and plots go to .work/results/bench/
   -h, --help        this text
 
 Environment: KERNEL_SRC=DIR uses that 6.12.x tree instead of Debian's
@@ -39,6 +42,7 @@ json=
 lint=1
 shell=0
 guards=0
+bench=0
 export COVERAGE=1 DEBUG_CONFIG=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -50,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--debug) DEBUG_CONFIG=1 ;;
 	--shell) shell=1 ;;
 	--prove-guards) guards=1 ;;
+	--bench) bench=1 ;;
 	--json) [ $# -ge 2 ] || die "--json needs a file name"; json=$2; shift ;;
 	--json=*) json=${1#*=} ;;
 	-*) usage >&2; die "unknown option $1" ;;
@@ -60,6 +65,10 @@ done
 case $JOBS in ''|*[!0-9]*) die "--jobs wants a positive number, not '$JOBS'" ;; esac
 [ -z "$json" ] || json=$(realpath -m "$json")
 export JOBS JSON_OUT=1
+if [ $bench = 1 ]; then
+	COVERAGE=0
+	export SETUP_BENCH=1
+fi
 if [ "$DEBUG_CONFIG" = 1 ]; then
 	COVERAGE=0 BUILD=$WORK/build-debug
 elif [ "$COVERAGE" = 0 ]; then
@@ -91,6 +100,11 @@ must build "$REPO/scripts/build_kernel.sh"
 if [ $guards = 1 ]; then
 	stage "prove guards"
 	exec "$REPO/scripts/prove_guards.sh"
+fi
+if [ $bench = 1 ]; then
+	"$REPO/scripts/build_userland.sh" || exit 1
+	stage "benchmark (about 12 minutes)"
+	exec "$REPO/scripts/run_bench.sh"
 fi
 if [ $shell = 1 ]; then
 	"$REPO/scripts/build_userland.sh" || exit 1

@@ -7,7 +7,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 out=$USERLAND_OUT
-mkdir -p "$out/tests" "$out/tools" "$HEADERS"
+mkdir -p "$out" "$HEADERS"
 
 # UML cannot export headers; the x86 export of the same tree carries the
 # same syscall_64.tbl (HOST-NOTES).
@@ -30,24 +30,30 @@ cc_static() {
 	fi
 }
 
+# Compile every program of userland/$1/ into $out/$1/, drop programs whose
+# source is gone; their names in built[].
+compile_all() {
+	local dir=$1 src bin
+	built=()
+	mkdir -p "$out/$dir"
+	for src in "$REPO/userland/$dir"/*.c; do
+		[ -e "$src" ] || continue
+		cc_static "$src" "$out/$dir/$(basename "$src" .c)"
+		built+=("$(basename "$src" .c)")
+	done
+	for bin in "$out/$dir"/*; do
+		[ ! -e "$bin" ] || [ -e "$REPO/userland/$dir/$(basename "$bin").c" ] || rm -f "$bin"
+	done
+}
+
 cc_static "$REPO/userland/init.c" "$out/init"
-tests=()
-for src in "$REPO"/userland/tests/*.c; do
-	name=$(basename "$src" .c)
-	cc_static "$src" "$out/tests/$name"
-	tests+=("$name")
-done
-# Remove programs whose source is gone.
-for bin in "$out"/tests/*; do
-	[ -e "$REPO/userland/tests/$(basename "$bin").c" ] || rm -f "$bin"
-done
-tools=()
-for src in "$REPO"/userland/tools/*.c; do
-	[ -e "$src" ] || continue
-	name=$(basename "$src" .c)
-	cc_static "$src" "$out/tools/$name"
-	tools+=("$name")
-done
+compile_all tests
+tests=("${built[@]}")
+compile_all tools
+tools=("${built[@]}")
+# The benchmark (./run_tests.sh --bench), in /bench: not run by the tests.
+compile_all bench
+benches=("${built[@]}")
 
 # The manual pages, formatted here for the man command of the initramfs
 # (busybox has none); plain text, no overstrikes.
@@ -71,7 +77,7 @@ gen=$out/gen_init_cpio
 
 list=$out/initramfs.list
 {
-	for d in /dev /proc /sys /tmp /results /host /tests /tools /bin /sbin /etc /root \
+	for d in /dev /proc /sys /tmp /results /host /tests /tools /bench /bin /sbin /etc /root \
 		/usr /usr/share /usr/share/man; do
 		echo "dir $d 0755 0 0"
 	done
@@ -94,6 +100,9 @@ list=$out/initramfs.list
 	done
 	for t in "${tools[@]}"; do
 		echo "file /tools/$t $out/tools/$t 0755 0 0"
+	done
+	for t in "${benches[@]}"; do
+		echo "file /bench/$t $out/bench/$t 0755 0 0"
 	done
 } > "$list"
 "$gen" "$list" > "$out/initramfs.cpio.tmp" || die "gen_init_cpio failed"

@@ -63,5 +63,16 @@ fi
 check "a met coverage floor passes" 0 summary pass --tree / --floors "$data/floors.conf"
 check "a missed coverage floor fails" 1 summary pass --tree / --floors "$data/floors-high.conf"
 
+# The benchmark report: medians, min and max, and the kevent/epoll ratio.
+bench=$(mktemp -d)
+cp "$data/bench/raw.csv" "$bench/"
+output_has "bench medians with min and max" \
+	"| kevent_get_events | 10 | 500 [500, 500] | 300.0 [200.0, 400.0] | 3333 |" \
+	python3 "$REPO/scripts/bench_report.py" "$bench"
+output_has "bench ratio kevent/epoll" \
+	"| oneactive | 10 | kevent_get_events | 3333 | 1667 | 2.00 |" \
+	python3 "$REPO/scripts/bench_report.py" "$bench"
+rm -rf "$bench"
+
 [ $fails = 0 ] || die "$fails harness self-test(s) failed"
 say "selftest: harness logic ok"

@@ -14,6 +14,8 @@ declare -A NEED=(
 	[busybox]=busybox-static [rsync]=rsync [cmp]=diffutils
 	[groff]=groff-base
 )
+# The benchmark's plots (./run_tests.sh --bench only).
+[ "${SETUP_BENCH:-0}" = 1 ] && NEED[gnuplot]=gnuplot-nox
 # files -> Debian package
 declare -A NEED_FILES=(
 	[/usr/include/libelf.h]=libelf-dev

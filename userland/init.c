@@ -16,6 +16,7 @@
  *   KEVENT_KMEMLEAK=1          scan for leaks after the tests (debug kernels)
  *   KEVENT_SHELL=1             start a shell instead of the tests
  *   KEVENT_HOST=/host/dir      mounted on /host in that shell (hostfs)
+ *   KEVENT_CMD="cmd args"     with KEVENT_SHELL: run this, then power off
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -215,7 +216,8 @@ static void on_stop(int sig)
 }
 
 /*
- * Interactive mode: a shell on the console, the project folder on /host.
+ * Interactive mode: a shell on the console, the project folder on /host;
+ * with KEVENT_CMD, that command instead of an interactive shell.
  * busybox poweroff/halt/reboot signal PID 1 (SIGUSR2/SIGUSR1/SIGTERM);
  * those, or leaving the shell, power the machine off cleanly.
  */
@@ -223,6 +225,7 @@ static void run_shell(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
 	const char *host = getenv("KEVENT_HOST");
+	const char *cmd = getenv("KEVENT_CMD");
 	pid_t pid;
 
 	if (host)
@@ -245,7 +248,10 @@ static void run_shell(void)
 				close(fd);
 		}
 		chdir("/root");
-		execl("/bin/sh", "-sh", (char *)NULL);
+		if (cmd)
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		else
+			execl("/bin/sh", "-sh", (char *)NULL);
 		note("no shell: %s", strerror(errno));
 		_exit(127);
 	}

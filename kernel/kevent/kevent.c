@@ -19,7 +19,9 @@
  * says whether the origin is ready for the kevent.
  *
  * An event travels like this: the origin calls kevent_storage_ready(st,
- * NULL, mask); for each attached kevent whose event bits match, the
+ * NULL, mask) (or kevent_storage_ready_data(), which also hands the
+ * callbacks a word of its own, such as a wake-up's poll mask, in
+ * st->data); for each attached kevent whose event bits match, the
  * callback runs; when it says ready (or the kevent is already DONE and not
  * edge-triggered: take23's "sticky DONE" level behaviour), the kevent is put
  * on its queue's ready list, once (an event already there is not queued
@@ -54,6 +56,9 @@
  *           u->ready_lock       the ready list, k->on_ready and k->dead
  *             u->wait.lock      waking the queue's waiters
  *
+ * A notification from a watched file (kevent_file.c) runs under that file's
+ * wait-queue lock, outside st->lock; the file storages' own mutex sits
+ * between ctl_mutex and st->lock (see kevent_file.c).
  * The spinlocks are taken with interrupts disabled where they can be taken
  * from a timer or a wake-up.  Callbacks run in atomic context and must not
  * sleep; ->enqueue and ->dequeue run under ctl_mutex only and may sleep.

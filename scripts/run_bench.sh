@@ -1,0 +1,23 @@
+#!/bin/bash
+# Boot the UML (the build without coverage: gcov would weigh on the kernel
+# paths measured) and run the benchmark, userland/bench/kevent-bench, in
+# it; then turn its CSV into tables and plots with bench_report.py.
+# Results: $RESULTS/bench/ (raw.csv, bench.csv, bench.md, *.png).
+# Arguments are passed to kevent-bench (e.g. --reps 3 --sizes 10,100).
+set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+out=$RESULTS/bench
+[ -x "$UML" ] || die "no UML kernel at $UML: build it first (./run_tests.sh --bench does)"
+[ -x "$USERLAND_OUT/bench/kevent-bench" ] || die "no benchmark program: run scripts/build_userland.sh"
+mkdir -p "$out"
+rm -f "$out"/raw.csv
+# The command line carries the command; hostfs carries the results back.
+timeout --kill-after=10 "${BENCH_TIMEOUT:-1800}" "$UML" mem=1G \
+	initrd="$USERLAND_OUT/initramfs.cpio" rdinit=/init kunit.enable=0 quiet \
+	KEVENT_SHELL=1 KEVENT_HOST="$out" \
+	KEVENT_CMD="\"/bench/kevent-bench --out /host/raw.csv $*\"" \
+	con=null con0=fd:0,fd:1 </dev/null | tee "$out/console.log" || true
+[ -s "$out/raw.csv" ] || die "the benchmark wrote no results (console: $out/console.log)"
+python3 "$REPO/scripts/bench_report.py" "$out"
