@@ -2,7 +2,8 @@
 /*
  * User space: KEVENT_SOCKET on TCP over loopback and AF_UNIX stream
  * sockets.  A server driven only by kevent accepts every one of N
- * connections (accepting until EAGAIN on each event) and echoes; a FIN is
+ * connections (accepting until EAGAIN on each event); server and client
+ * both driven by kevent echo; a FIN is
  * RECV with end of file; a reset and an AF_UNIX peer's close are broken
  * events; WAKEUP_ONE on a listener watched by one queue per thread.
  */
@@ -136,21 +137,32 @@ TEST(tcp_server_driven_by_kevent_accepts_all_connections)
 TEST(tcp_echo_driven_by_kevent)
 {
 	int srv, cli, q = kevent_open(0), i;
-	struct ukevent uk;
+	struct ukevent uk, s_uk, c_uk;
 	char buf[64];
 
 	tcp_pair(_metadata, &srv, &cli);
-	uk = kevent_socket(srv, KEVENT_SOCKET_RECV, KEVENT_REQ_ET);
-	ASSERT_EQ(0, add1(q, &uk));
+	ASSERT_EQ(0, fcntl(cli, F_SETFL, O_NONBLOCK));
+	/* One queue for both ends: the server's RECV, the client's RECV. */
+	s_uk = kevent_socket(srv, KEVENT_SOCKET_RECV, KEVENT_REQ_ET);
+	c_uk = kevent_socket(cli, KEVENT_SOCKET_RECV, KEVENT_REQ_ET);
+	ASSERT_EQ(0, add1(q, &s_uk));
+	ASSERT_EQ(0, add1(q, &c_uk));
 	for (i = 0; i < 3; i++) {
 		ASSERT_EQ(6, write(cli, "hello", 6));
 		ASSERT_EQ(1, kevent_get_events(q, 1, 1, slack(1000 * MS), &uk, 0));
+		EXPECT_EQ(srv, (int)uk.id.raw[0]);
 		EXPECT_EQ(KEVENT_SOCKET_RECV, uk.ret_data[0]);
 		EXPECT_EQ(KEVENT_RET_DONE, uk.ret_flags);
 		ASSERT_EQ(6, read(srv, buf, sizeof(buf)));
 		ASSERT_EQ(6, write(srv, buf, 6));
+		ASSERT_EQ(1, kevent_get_events(q, 1, 1, slack(1000 * MS), &uk, 0));
+		EXPECT_EQ(cli, (int)uk.id.raw[0]);
+		EXPECT_EQ(KEVENT_SOCKET_RECV, uk.ret_data[0]);
+		memset(buf, 0, sizeof(buf));
 		ASSERT_EQ(6, read(cli, buf, sizeof(buf)));
 		EXPECT_STREQ("hello", buf);
+		/* Nothing else is pending on either end. */
+		EXPECT_EQ(0, kevent_get_events(q, 0, 1, 0, &uk, 0));
 	}
 	close(srv);
 	close(cli);
