@@ -113,6 +113,18 @@ TEST(tcp_listener_accepts_and_reads)
 	EXPECT_NE(NULL, strstr(out, "read 3 bytes: \"hi.\""));
 }
 
+TEST(tcp_client_reads)
+{
+	char out[4096];
+
+	ASSERT_EQ(0, run("(echo hello | nc -l -p 7778 &) ; sleep 0.2; " WATCH
+			 " --connect 7778 --count 1 2>&1", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "SOCKET conn 7778"));
+	EXPECT_NE(NULL, strstr(out, "recv"));
+	EXPECT_NE(NULL, strstr(out, "read 6 bytes: \"hello.\""));
+}
+
 TEST(bad_arguments_exit_2_with_usage)
 {
 	static const char *const bad[] = {
