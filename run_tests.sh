@@ -103,7 +103,7 @@ if [ $guards = 1 ]; then
 fi
 if [ $bench = 1 ]; then
 	"$REPO/scripts/build_userland.sh" || exit 1
-	stage "benchmark (about 12 minutes)"
+	stage "benchmark (about 11 minutes)"
 	exec "$REPO/scripts/run_bench.sh"
 fi
 if [ $shell = 1 ]; then
