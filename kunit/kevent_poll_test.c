@@ -18,6 +18,23 @@
 
 #define SEC	NSEC_PER_SEC
 
+/*
+ * A pipe whose read end queue 0 watches for POLLIN, edge-triggered; the
+ * read end's file (a reference to fput) and its pipe for the tests that
+ * wake the pipe's queue by hand.
+ */
+static struct pipe_inode_info *kp_watched_pipe(struct kunit *test, int p[2],
+					       struct ukevent *uk,
+					       struct file **f)
+{
+	kf_pipe(test, p);
+	*uk = kf_uk(KEVENT_POLL, p[0], POLLIN, KEVENT_REQ_ET);
+	KUNIT_ASSERT_EQ(test, kf_add(test->priv, 0, uk), 0);
+	*f = fget(p[0]);
+	KUNIT_ASSERT_NOT_NULL(test, *f);
+	return (*f)->private_data;
+}
+
 static void kevent_poll_ready_at_add_reported_not_kept(struct kunit *test)
 {
 	struct kf_ctx *c = test->priv;
@@ -283,11 +300,7 @@ static void kevent_poll_keyless_wakeup_polls_the_file(struct kunit *test)
 	struct file *f;
 	int p[2];
 
-	kf_pipe(test, p);
-	uk = kf_uk(KEVENT_POLL, p[0], POLLIN, KEVENT_REQ_ET);
-	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
-	f = fget(p[0]);
-	pipe = f->private_data;
+	pipe = kp_watched_pipe(test, p, &uk, &f);
 	/* Nothing to read: a key-less wake-up finds nothing. */
 	wake_up_interruptible(&pipe->rd_wait);
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 20 * NSEC_PER_MSEC, &uk), 0L);
@@ -308,11 +321,7 @@ static void kevent_poll_pollfree_hangs_up_and_detaches(struct kunit *test)
 	struct file *f;
 	int p[2];
 
-	kf_pipe(test, p);
-	uk = kf_uk(KEVENT_POLL, p[0], POLLIN, KEVENT_REQ_ET);
-	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
-	f = fget(p[0]);
-	pipe = f->private_data;
+	pipe = kp_watched_pipe(test, p, &uk, &f);
 	/* As signalfd does when its wait queue goes before the file. */
 	wake_up_pollfree(&pipe->rd_wait);
 	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
