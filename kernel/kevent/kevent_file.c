@@ -200,19 +200,19 @@ static struct kevent_file *kevent_file_get(struct file *file, u32 type,
 }
 
 /**
- * kevent_file_enqueue() - attach a kevent to the file named by id.raw[0]
- * @k: the kevent (type KEVENT_POLL or KEVENT_SOCKET)
- * @ops: the storage's file check and event mapping
- * @mask: set to what ->poll says about the file once @k is attached
+ * kevent_file_enqueue() - the ->enqueue of a file storage
+ * @k: the kevent (type KEVENT_POLL or KEVENT_SOCKET); id.raw[0] is the fd
+ * @ops: the storage's file check, event mapping and readiness
  *
- * @k pins the file until kevent_file_dequeue().  The caller decides from
- * @mask whether @k is ready at once (and then detaches it again).
+ * @k pins the file until kevent_file_dequeue().  Once @k is attached, the
+ * file's ->poll says whether it is ready at once (the core then detaches
+ * it) or already broken (detached here: the entry fails with the error).
  *
- * Return: 0, -EBADF for an fd that is not open, -EPERM for a file without
- * ->poll, -EINVAL for a kevent queue, the check's error, or -ENOMEM.
+ * Return: 0 attached, 1 ready at once; -EBADF for an fd that is not open,
+ * -EPERM for a file without ->poll, -EINVAL for a kevent queue, the check's
+ * or ->ready's error, or -ENOMEM.
  */
-int kevent_file_enqueue(struct kevent *k, const struct kevent_file_ops *ops,
-			__poll_t *mask)
+int kevent_file_enqueue(struct kevent *k, const struct kevent_file_ops *ops)
 {
 	struct kevent_file *kf;
 	struct file *file;
@@ -247,8 +247,12 @@ int kevent_file_enqueue(struct kevent *k, const struct kevent_file_ops *ops,
 	mutex_unlock(&kevent_files_mutex);
 
 	/* Attached first, so a wake-up from now on is not missed. */
-	*mask = vfs_poll(file, NULL);
-	return 0;
+	err = ops->ready(k, file, vfs_poll(file, NULL));
+	if (err < 0) {
+		err = (s32)k->event.ret_data[1];
+		kevent_file_dequeue(k);
+	}
+	return err;
 
 out_fput:
 	fput(file);
@@ -278,29 +282,23 @@ int kevent_file_dequeue(struct kevent *k)
 }
 
 /**
- * kevent_file_recheck() - look at the file again, from process context
- * @k: a kevent attached to its origin; called by ->callback under the
- *     storage lock when no notification is in progress (after MODIFY)
+ * kevent_file_callback() - the ->callback of a file storage
+ * @k: a kevent attached to its origin; called under the storage lock
  *
- * ->poll runs from the origin's work item; the mask it returns is passed
- * to every kevent of the origin, as a wake-up would be.
+ * During a notification, the storage's ->ready judges the wake-up's mask.
+ * For the core's re-check after MODIFY (no notification in progress),
+ * ->poll runs from the origin's work item instead, and the mask it
+ * returns is passed to every kevent of the origin, as a wake-up would be.
+ *
+ * Return: as ->ready; 0 for a re-check.
  */
-void kevent_file_recheck(struct kevent *k)
+int kevent_file_callback(struct kevent *k)
 {
 	struct kevent_file *kf = k->priv;
 
-	queue_work(system_wq, &kf->work);
-}
-
-/**
- * kevent_file_of() - the file a kevent watches
- * @k: a kevent of a file storage, attached
- *
- * Return: the file, pinned while @k is in its queue.
- */
-struct file *kevent_file_of(struct kevent *k)
-{
-	struct kevent_file *kf = k->priv;
-
-	return kf->file;
+	if (!kf->st.event) {
+		queue_work(system_wq, &kf->work);
+		return 0;
+	}
+	return kf->ops->ready(k, kf->file, (__force __poll_t)kf->st.data);
 }

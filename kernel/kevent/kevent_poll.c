@@ -23,21 +23,12 @@ static u32 kevent_poll_event(__poll_t mask)
 	return (__force u32)mask;
 }
 
-/* The bits of @mask that @k reports. */
-static u32 kevent_poll_ready(struct kevent *k, __poll_t mask)
+/* The bits of @mask that @k reports, added to its ready mask. */
+static int kevent_poll_ready(struct kevent *k, struct file *file,
+			     __poll_t mask)
 {
-	return (__force u32)mask & (k->event.event | POLLERR | POLLHUP);
-}
+	u32 ready = (__force u32)mask & (k->event.event | POLLERR | POLLHUP);
 
-static int kevent_poll_callback(struct kevent *k)
-{
-	u32 ready;
-
-	if (!k->st->event) {
-		kevent_file_recheck(k);
-		return 0;
-	}
-	ready = kevent_poll_ready(k, (__force __poll_t)k->st->data);
 	if (!ready)
 		return 0;
 	k->event.ret_data[0] |= ready;
@@ -46,28 +37,18 @@ static int kevent_poll_callback(struct kevent *k)
 
 static const struct kevent_file_ops kevent_poll_ops = {
 	.event	= kevent_poll_event,
+	.ready	= kevent_poll_ready,
 };
 
 static int kevent_poll_enqueue(struct kevent *k)
 {
-	__poll_t mask;
-	u32 ready;
-	int err;
-
-	err = kevent_file_enqueue(k, &kevent_poll_ops, &mask);
-	if (err)
-		return err;
-	ready = kevent_poll_ready(k, mask);
-	if (!ready)
-		return 0;
-	k->event.ret_data[0] = ready;
-	return 1;
+	return kevent_file_enqueue(k, &kevent_poll_ops);
 }
 
 static int __init kevent_init_poll(void)
 {
 	static const struct kevent_callbacks pc = {
-		.callback	= kevent_poll_callback,
+		.callback	= kevent_file_callback,
 		.enqueue	= kevent_poll_enqueue,
 		.dequeue	= kevent_file_dequeue,
 	};

@@ -45,13 +45,13 @@ static u32 kevent_socket_event(__poll_t mask)
 }
 
 /* >0 ready, 0 not, <0 broken (ret_data[1] set). */
-static int kevent_socket_ready(struct kevent *k, __poll_t mask)
+static int kevent_socket_ready(struct kevent *k, struct file *file,
+			       __poll_t mask)
 {
 	u32 ready;
 
 	if (mask & (EPOLLERR | EPOLLHUP)) {
-		struct socket *sock = sock_from_file(kevent_file_of(k));
-		int err = READ_ONCE(sock->sk->sk_err);
+		int err = READ_ONCE(sock_from_file(file)->sk->sk_err);
 
 		k->event.ret_data[1] = err ? -err : -EPIPE;
 		return -1;
@@ -63,42 +63,21 @@ static int kevent_socket_ready(struct kevent *k, __poll_t mask)
 	return 1;
 }
 
-static int kevent_socket_callback(struct kevent *k)
-{
-	if (!k->st->event) {
-		kevent_file_recheck(k);
-		return 0;
-	}
-	return kevent_socket_ready(k, (__force __poll_t)k->st->data);
-}
-
 static const struct kevent_file_ops kevent_socket_ops = {
 	.check	= kevent_socket_check,
 	.event	= kevent_socket_event,
+	.ready	= kevent_socket_ready,
 };
 
 static int kevent_socket_enqueue(struct kevent *k)
 {
-	__poll_t mask;
-	int err;
-
-	err = kevent_file_enqueue(k, &kevent_socket_ops, &mask);
-	if (err)
-		return err;
-	err = kevent_socket_ready(k, mask);
-	if (err < 0) {
-		/* Broken already: the ADD fails with the socket's error. */
-		err = (s32)k->event.ret_data[1];
-		kevent_file_dequeue(k);
-		return err;
-	}
-	return err;
+	return kevent_file_enqueue(k, &kevent_socket_ops);
 }
 
 static int __init kevent_init_socket(void)
 {
 	static const struct kevent_callbacks sc = {
-		.callback	= kevent_socket_callback,
+		.callback	= kevent_file_callback,
 		.enqueue	= kevent_socket_enqueue,
 		.dequeue	= kevent_file_dequeue,
 	};
