@@ -35,3 +35,26 @@ kunitconfig_args() {
 	[ "${DEBUG_CONFIG:-0}" = 1 ] && args+=(--kunitconfig "$REPO/configs/debug.config")
 	printf '%s\n' "${args[@]}"
 }
+
+# The UML binary and the initramfs boot_initramfs needs, or a message.
+need_boot_files() {
+	[ -x "$UML" ] || die "no UML kernel at $UML: run ./run_tests.sh once first"
+	[ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: run scripts/build_userland.sh"
+}
+
+# Boot the UML with the test initramfs; the console is this process's
+# stdin and stdout.  Arguments: more of the kernel command line (memory,
+# kunit.*, init's KEVENT_* settings).  BOOT_TIMEOUT=seconds kills a boot
+# that runs longer (exit status 124 or 137, as timeout(1)); without it the
+# boot keeps the terminal (the interactive shell).
+# Call need_boot_files first, before any redirection of stderr.
+boot_initramfs() {
+	local cmd=("$UML" initrd="$USERLAND_OUT/initramfs.cpio" rdinit=/init
+		   con=null "con0=fd:0,fd:1" "$@")
+
+	if [ -n "${BOOT_TIMEOUT:-}" ]; then
+		timeout --kill-after=10 "$BOOT_TIMEOUT" "${cmd[@]}"
+	else
+		"${cmd[@]}"
+	fi
+}

@@ -9,15 +9,14 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 out=$RESULTS/bench
-[ -x "$UML" ] || die "no UML kernel at $UML: build it first (./run_tests.sh --bench does)"
+need_boot_files
 [ -x "$USERLAND_OUT/bench/kevent-bench" ] || die "no benchmark program: run scripts/build_userland.sh"
 mkdir -p "$out"
 rm -f "$out"/raw.csv
 # The command line carries the command; hostfs carries the results back.
-timeout --kill-after=10 "${BENCH_TIMEOUT:-1800}" "$UML" mem=1G \
-	initrd="$USERLAND_OUT/initramfs.cpio" rdinit=/init kunit.enable=0 quiet \
+BOOT_TIMEOUT=${BENCH_TIMEOUT:-1800} boot_initramfs mem=1G kunit.enable=0 quiet \
 	KEVENT_SHELL=1 KEVENT_HOST="$out" \
 	KEVENT_CMD="\"/bench/kevent-bench --out /host/raw.csv $*\"" \
-	con=null con0=fd:0,fd:1 </dev/null | tee "$out/console.log" || true
+	</dev/null | tee "$out/console.log" || true
 [ -s "$out/raw.csv" ] || die "the benchmark wrote no results (console: $out/console.log)"
 python3 "$REPO/scripts/bench_report.py" "$out"

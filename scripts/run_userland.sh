@@ -11,8 +11,7 @@ timeout=${USERLAND_TIMEOUT:-900}
 mkdir -p "$RESULTS/hostfs"
 rm -f "$RESULTS/hostfs/userland.ktap"
 console=$RESULTS/userland-console.log
-[ -x "$UML" ] || die "no UML kernel at $UML: run ./run_tests.sh first"
-[ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: scripts/build_userland.sh"
+need_boot_files
 
 # The debug configuration runs the KUnit suites in this boot too (before
 # init), so the kmemleak scan at the end sees their objects as well.
@@ -23,9 +22,7 @@ else
 fi
 
 set +e
-timeout --kill-after=10 "$timeout" "$UML" mem=512M \
-	initrd="$USERLAND_OUT/initramfs.cpio" rdinit=/init "${kunit[@]}" \
-	con=null con0=fd:0,fd:1 \
+BOOT_TIMEOUT=$timeout boot_initramfs mem=512M "${kunit[@]}" \
 	KEVENT_RESULTS="$RESULTS/hostfs" KEVENT_TIMEOUT=$((timeout - 30)) \
 	</dev/null >"$console" 2>&1
 rc=$?

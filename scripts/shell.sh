@@ -9,15 +9,12 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ -x "$UML" ] || die "no UML kernel at $UML: run ./run_tests.sh once first"
-[ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: run ./run_tests.sh once first"
+need_boot_files
 coverage=0
 grep -q '^CONFIG_GCOV=y' "$BUILD/.config" 2>/dev/null && coverage=1
 [ $coverage = 1 ] && "$REPO/coverage/capture.sh" reset
 set +e
-"$UML" mem=512M initrd="$USERLAND_OUT/initramfs.cpio" rdinit=/init \
-	kunit.enable=0 quiet KEVENT_SHELL=1 KEVENT_HOST="$REPO" \
-	con=null con0=fd:0,fd:1
+boot_initramfs mem=512M kunit.enable=0 quiet KEVENT_SHELL=1 KEVENT_HOST="$REPO"
 rc=$?
 set -e
 if [ $coverage = 1 ] && "$REPO/coverage/capture.sh" shell >/dev/null 2>&1; then
