@@ -120,6 +120,8 @@ def plots(out, summary):
     gp = shutil.which('gnuplot')
     if not gp:
         return ['', '(no plots: gnuplot is missing; apt-get install gnuplot-nox)']
+    terminal = ('set terminal pngcairo size 900,560 noenhanced' if 'cairo' in _terminals(gp)
+                else 'set terminal png size 900,560 noenhanced')
     made = []
     for shape, title, unit in SHAPES:
         readers = sorted({r for (s, r, _) in summary if s == shape})
@@ -135,8 +137,7 @@ def plots(out, summary):
             series.append("'%s' using 1:2:3:4 with yerrorlines title '%s'" % (data, r))
         png = os.path.join(out, '%s.png' % shape)
         script = '\n'.join([
-            'set terminal pngcairo size 900,560 noenhanced' if 'cairo' in _terminals(gp)
-            else 'set terminal png size 900,560 noenhanced',
+            terminal,
             "set output '%s'" % png,
             "set title '%s'" % title,
             'set logscale x', 'set logscale y',

@@ -39,29 +39,25 @@ def load_layer(results, layer):
         return None
 
 
-def parse_info(path):
-    """Per source file: LF/LH, FNF/FNH, BRF/BRH, the union of all sections."""
-    raw = lcov_info.parse(path)
-    if raw is None:
-        return None
-    return {src: lcov_info.totals(d) for src, d in raw.items()}
+def load_coverage(results):
+    """The lcov data of each layer, {layer: {source: record}}, read once."""
+    return {l: lcov_info.parse(os.path.join(results, 'coverage-%s.info' % l)) or {}
+            for l in ('kunit', 'userland', 'all')}
 
 
-def least_covered(results, tree, limit=5):
+def least_covered(cov, tree, limit=5):
     """Lines naming the least-covered functions of both layers together."""
-    data = {l: lcov_info.parse(os.path.join(results, 'coverage-%s.info' % l))
-            for l in ('all', 'kunit', 'userland')}
-    if not data['all']:
+    if not cov['all']:
         return []
-    rows = lcov_info.least_covered(data['all'], limit)
+    rows = lcov_info.least_covered(cov['all'], limit)
     if not rows:
         return ['  every function of the kevent sources is fully covered', '']
     out = ['  least-covered functions (lines hit / lines, both layers; per layer):']
     for src, name, start, n, hit, calls in rows:
         per = []
         for layer, title in (('kunit', 'KUnit'), ('userland', 'user')):
-            fns = {f[0]: f for f in lcov_info.functions((data[layer] or {}).get(src, {
-                'DA': {}, 'FN': {}, 'FNL': {}, 'BR': {}}))}
+            d = cov[layer].get(src)
+            fns = {f[0]: f for f in lcov_info.functions(d)} if d else {}
             f = fns.get(name)
             per.append('%s %d/%d' % (title, f[3], f[2]) if f else '%s -' % title)
         where = '%s:%d' % (os.path.relpath(src, tree) if tree else src, start)
@@ -73,19 +69,17 @@ def pct(found, hit):
     return '   -  ' if not found else '%5.1f%%' % (100.0 * hit / found)
 
 
-def coverage_table(results, tree):
+def coverage_table(cov, tree):
     layers = [('kunit', 'KUnit'), ('userland', 'user'), ('all', 'both')]
-    data = {l: parse_info(os.path.join(results, 'coverage-%s.info' % l))
-            for l, _ in layers}
-    if not data['all']:
+    if not cov['all']:
         return []
     out = ['', 'Coverage of the kevent sources (lines / functions / branches):',
            '  %-30s %s' % ('file', '  '.join('%-24s' % t for _, t in layers))]
-    for src in sorted(data['all']):
+    for src in sorted(cov['all']):
         name = os.path.relpath(src, tree) if tree else src
         cols = []
         for l, _ in layers:
-            d = (data[l] or {}).get(src, {})
+            d = lcov_info.totals(cov[l][src]) if src in cov[l] else {}
             cols.append('%-24s' % ' '.join((pct(d.get('LF', 0), d.get('LH', 0)),
                                             pct(d.get('FNF', 0), d.get('FNH', 0)),
                                             pct(d.get('BRF', 0), d.get('BRH', 0)))))
@@ -93,24 +87,22 @@ def coverage_table(results, tree):
     return out
 
 
-def check_floors(results, tree, path):
+def check_floors(cov, tree, path):
     """Lines of text for each floor of FILE missed, or [] when all are met."""
     missed = []
-    data = {}
     with open(path) as f:
         for line in f:
             words = line.split('#', 1)[0].split()
             if len(words) != 3:
                 continue
             layer, name, floor = words[0], words[1], float(words[2])
-            if layer not in data:
-                data[layer] = parse_info(os.path.join(results, 'coverage-%s.info' % layer)) or {}
             src = os.path.join(tree, name) if tree else name
-            d = data[layer].get(src)
-            if not d or not d['LF']:
+            d = cov.get(layer, {}).get(src)
+            t = lcov_info.totals(d) if d else None
+            if not t or not t['LF']:
                 missed.append('  floor: %s %s: no coverage data' % (layer, name))
                 continue
-            got = 100.0 * d['LH'] / d['LF']
+            got = 100.0 * t['LH'] / t['LF']
             if got < floor:
                 missed.append('  floor: %s %s: %.1f%% of lines, floor %.0f%%'
                               % (layer, name, got, floor))
@@ -167,10 +159,11 @@ def main():
         lines.append('  stage %-36s %6s %6d %6s' % (stage, '-', 1, '-'))
         total['FAIL'] += 1
 
-    lines[2:2] = least_covered(args.results, args.tree)
-    lines += coverage_table(args.results, args.tree)
+    cov = load_coverage(args.results)
+    lines[2:2] = least_covered(cov, args.tree)
+    lines += coverage_table(cov, args.tree)
     if args.floors:
-        missed = check_floors(args.results, args.tree, args.floors)
+        missed = check_floors(cov, args.tree, args.floors)
         lines += missed
         total['FAIL'] += len(missed)
         if not missed:
