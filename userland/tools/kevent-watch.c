@@ -220,6 +220,22 @@ static long show_data(int fd)
 
 static int add(int q, struct source *s, int depth);
 
+/*
+ * Stop watching @s: REMOVE its event, unless ADD answered it and did not
+ * keep it (@at_add); a connection is closed as well.
+ */
+static void drop(int q, struct source *s, int at_add)
+{
+	if (!at_add) {
+		struct ukevent r = request(s, s - src);
+
+		kevent_ctl(q, KEVENT_CTL_REMOVE, 1, &r);
+	}
+	if (s->kind == CONN)
+		close(s->fd);
+	s->active = 0;
+}
+
 /* Accept until EAGAIN and watch each connection; returns events printed. */
 static int conn_accept(int q, struct source *l)
 {
@@ -259,14 +275,7 @@ static int report(int q, struct ukevent *uk, int depth)
 	if (uk->ret_flags & KEVENT_RET_BROKEN) {
 		printf("broken: %s%s\n", strerror(-(int)uk->ret_data[1]),
 		       at_add ? " (at add)" : "");
-		s->active = 0;
-		if (s->kind == CONN || !at_add) {
-			struct ukevent r = request(s, uk->user[1]);
-
-			kevent_ctl(q, KEVENT_CTL_REMOVE, 1, &r);
-		}
-		if (s->kind == CONN)
-			close(s->fd);
+		drop(q, s, at_add);
 		return 1;
 	}
 	switch (s->kind) {
@@ -293,12 +302,8 @@ static int report(int q, struct ukevent *uk, int depth)
 		if (got > 0 && at_add)
 			seen += add(q, s, depth);
 		if (got == 0) {
-			struct ukevent r = request(s, uk->user[1]);
-
 			printf("          end of file: closing fd %d\n", s->fd);
-			kevent_ctl(q, KEVENT_CTL_REMOVE, 1, &r);
-			close(s->fd);
-			s->active = 0;
+			drop(q, s, at_add);
 		}
 		break;
 	}
