@@ -374,18 +374,24 @@ static void kevent_modify_rechecks_readiness(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, 1);
 }
 
-/* MODIFY of an event detached by kevent_storage_fini: fields only. */
-static void kevent_modify_detached_event(struct kunit *test)
+/*
+ * MODIFY of an event whose origin is gone (kevent_storage_fini()): the
+ * entry fails with -EBADF and the kevent is removed, ->dequeue included.
+ */
+static void kevent_modify_after_fini_removes_with_ebadf(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
 	struct ukevent uk = kt_uk(0, EV_B, KEVENT_REQ_ET);
 
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
-	kevent_storage_fini(&c->origin[0].st);
+	kevent_storage_fini(&c->origin[0].st, 0);
 	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), 0);
+	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), -EBADF);
 	mutex_unlock(&c->u->ctl_mutex);
 	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, 0);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
 	/* With lockdep: the event lock was taken irq-safe here too. */
 	if (IS_ENABLED(CONFIG_PROVE_LOCKING))
 		KUNIT_EXPECT_TRUE(test, debug_locks);
@@ -442,6 +448,137 @@ static void kevent_release_frees_events_in_every_state(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[i].st.list));
 }
 
+/* Hardening: rules a hostile caller could otherwise break. */
+
+/*
+ * WAKEUP_ONE counts only kevents a pass makes newly ready: a queue whose
+ * kevent is still on its ready list cannot take every notification.
+ */
+static void kevent_wakeup_one_skips_event_already_ready(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct kevent_user *u2 = kevent_user_create();
+	struct ukevent uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
+
+	KUNIT_ASSERT_NOT_NULL(test, u2);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_WAKEUP_ONE), 0);
+	mutex_lock(&u2->ctl_mutex);
+	KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, u2), 0);
+	mutex_unlock(&u2->ctl_mutex);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u2), 0U);
+	/* The first queue has not collected: the next one goes to u2. */
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u2), 1U);
+	kevent_user_destroy(u2);
+}
+
+/*
+ * kevent_storage_fini() and removal meet on the storage lock, and removal
+ * still calls ->dequeue, so the storage drops what ->enqueue took.
+ */
+static void kevent_fini_then_removal_still_dequeues(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(0, EV_A, 0);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	kevent_storage_fini(&c->origin[0].st, -EPIPE);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_remove_ukevent(&uk, c->u), 0);
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	/* A dead origin takes no new kevent. */
+	KUNIT_EXPECT_EQ(test, kt_add(c, 0, EV_A, 0), -EBADF);
+}
+
+/* A broken kevent is delivered once, with its error, then removed. */
+static void kevent_broken_event_removed_after_delivery(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	long before = atomic_long_read(&c->u->owner->kevents);
+	struct ukevent out[1];
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->u->owner->kevents), before + 1);
+	kevent_storage_fini(&c->origin[0].st, -EPIPE);
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
+	KUNIT_EXPECT_EQ(test, out[0].ret_flags,
+			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
+	KUNIT_EXPECT_EQ(test, (int)out[0].ret_data[1], -EPIPE);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
+	/* Its key and its charge are free again. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->u->owner->kevents), before);
+}
+
+/*
+ * MODIFY of a kevent that left its storage while its origin lives (a
+ * ready ONESHOT not yet delivered, a broken one): it is attached again,
+ * its results cleared, and later notifications reach it.
+ */
+static void kevent_modify_reattaches_event_that_left_storage(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(0, EV_A, 0);
+	struct ukevent out[1];
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_ASSERT_TRUE(test, list_empty(&c->origin[0].st.list));
+	c->origin[0].ready = 0;
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), 0);
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_FALSE(test, list_empty(&c->origin[0].st.list));
+	/* Not ready now: off the ready list, nothing stale delivered. */
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
+	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, out[0].req_flags, 0U);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+
+	/* The same for a broken one. */
+	c->origin[0].ready = -1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_ASSERT_TRUE(test, list_empty(&c->origin[0].st.list));
+	c->origin[0].ready = 0;
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), 0);
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_FALSE(test, list_empty(&c->origin[0].st.list));
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+}
+
+/* An event mask with no bit the storage reports is refused, ADD and MODIFY. */
+static void kevent_mask_matching_nothing_is_einval(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(0, 0, 0);
+
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), -EINVAL);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags,
+			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
+	uk = kt_uk(0, EV_A, 0);
+	KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, c->u), 0);
+	uk.event = 0;
+	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), -EINVAL);
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+	/* Unchanged: still EV_A. */
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+}
+
 static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_add_not_ready_is_queued_on_storage),
 	KUNIT_CASE(kevent_storage_ready_queues_ready_event),
@@ -465,9 +602,14 @@ static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_remove_missing_key_enoent),
 	KUNIT_CASE(kevent_remove_detaches_and_unreadies),
 	KUNIT_CASE(kevent_modify_rechecks_readiness),
-	KUNIT_CASE(kevent_modify_detached_event),
+	KUNIT_CASE(kevent_modify_after_fini_removes_with_ebadf),
 	KUNIT_CASE(kevent_get_events_returns_up_to_max_in_order),
 	KUNIT_CASE(kevent_release_frees_events_in_every_state),
+	KUNIT_CASE(kevent_wakeup_one_skips_event_already_ready),
+	KUNIT_CASE(kevent_fini_then_removal_still_dequeues),
+	KUNIT_CASE(kevent_broken_event_removed_after_delivery),
+	KUNIT_CASE(kevent_modify_reattaches_event_that_left_storage),
+	KUNIT_CASE(kevent_mask_matching_nothing_is_einval),
 	{}
 };
 

@@ -36,7 +36,7 @@ void kf_exit(struct kunit *test)
 	struct kf_ctx *c = test->priv;
 	int i;
 
-	/* The queues first: they pin the files the fds name. */
+	/* The queues first, then the files their kevents watch. */
 	for (i = 0; i < KF_QUEUES; i++)
 		if (c->u[i])
 			kevent_user_destroy(c->u[i]);

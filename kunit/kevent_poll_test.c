@@ -2,13 +2,16 @@
 /*
  * KUnit: the poll storage (KEVENT_POLL) on pipes created in-kernel: the
  * enqueue/dequeue/callback contract, readiness from the wake-up key,
- * ONESHOT/ET/level behaviour, the file pinned until removal, WAKEUP_ONE
- * across queues, key-less wake-ups and POLLFREE.
+ * ONESHOT/ET/level behaviour, files not pinned (their last close breaks
+ * their kevents), WAKEUP_ONE across queues, key-less wake-ups re-checked
+ * at delivery, and POLLFREE.
  */
 #include <kunit/test.h>
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/completion.h>
 #include <linux/pipe_fs_i.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
@@ -165,46 +168,45 @@ static void kevent_poll_hangup_reported_unasked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
 }
 
-static void kevent_poll_file_pinned_until_remove(struct kunit *test)
+/*
+ * Files are not pinned: closing one of several references changes nothing;
+ * the last close breaks the kevent (BROKEN|DONE, -EBADF), which is
+ * delivered once and then removed, and the pipe has no reader at once.
+ */
+static void kevent_poll_last_close_breaks_unpinned_file(struct kunit *test)
 {
 	struct kf_ctx *c = test->priv;
 	struct ukevent uk;
+	struct file *f;
 	int p[2];
 
 	kf_pipe(test, p);
 	uk = kf_uk(KEVENT_POLL, p[0], POLLIN, KEVENT_REQ_ET);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
-	/* Closing the watched fd does not end the watch... */
+	KUNIT_ASSERT_EQ(test, kf_add(c, 1, &uk), 0);
+	f = fget(p[0]);
+	KUNIT_ASSERT_NOT_NULL(test, f);
 	kf_close(test, p[0]);
+	/* Another reference holds the file: still watched. */
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 0U);
 	KUNIT_EXPECT_EQ(test, kf_write(p[1], 1), 1L);
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
-	/* ...REMOVE does, and lets the file go: the pipe has no reader. */
-	KUNIT_EXPECT_EQ(test, kf_remove(c, 0, &uk), 0);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, kf_get(test, c, 1, 0, &uk), 1L);
+	/* The last reference: both queues' kevents break, nothing is held. */
+	fput(f);
 	flush_delayed_fput();
 	KUNIT_EXPECT_EQ(test, kf_write(p[1], 1), (ssize_t)-EPIPE);
-}
-
-static void kevent_poll_queue_close_releases_file(struct kunit *test)
-{
-	struct kf_ctx *c = test->priv;
-	struct ukevent uk;
-	int p[2];
-
-	kf_pipe(test, p);
-	uk = kf_uk(KEVENT_POLL, p[0], POLLIN, 0);
-	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
-	KUNIT_ASSERT_EQ(test, kf_add(c, 1, &uk), 0);
-	kf_close(test, p[0]);
-	kevent_user_destroy(c->u[0]);
-	c->u[0] = NULL;
-	flush_delayed_fput();
-	/* Queue 1 still pins the reader. */
-	KUNIT_EXPECT_EQ(test, kf_write(p[1], 1), 1L);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[1]), 1U);
-	kevent_user_destroy(c->u[1]);
-	c->u[1] = NULL;
-	flush_delayed_fput();
-	KUNIT_EXPECT_EQ(test, kf_write(p[1], 1), (ssize_t)-EPIPE);
+	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags,
+			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
+	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -EBADF);
+	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 0U);
+	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(c->u[1]), 1U);
+	/* MODIFY finds the origin gone: -EBADF, and the kevent goes. */
+	KUNIT_EXPECT_EQ(test, kf_modify(c, 1, &uk), -EBADF);
+	KUNIT_EXPECT_EQ(test, c->u[1]->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[1]), 0U);
 }
 
 static const struct file_operations kevent_poll_nopoll_fops = {
@@ -313,11 +315,17 @@ static void kevent_poll_keyless_wakeup_polls_the_file(struct kunit *test)
 	fput(f);
 }
 
+/*
+ * POLLFREE (signalfd's wait queue going before its file): the kevent hears
+ * the hang-up and is detached from that queue; its origin takes no new
+ * kevents, so a later ADD of the file builds a fresh one that hears the
+ * file again.
+ */
 static void kevent_poll_pollfree_hangs_up_and_detaches(struct kunit *test)
 {
 	struct kf_ctx *c = test->priv;
 	struct pipe_inode_info *pipe;
-	struct ukevent uk;
+	struct ukevent uk, fresh;
 	struct file *f;
 	int p[2];
 
@@ -329,6 +337,12 @@ static void kevent_poll_pollfree_hangs_up_and_detaches(struct kunit *test)
 	/* That queue no longer reaches the kevent. */
 	KUNIT_EXPECT_EQ(test, kf_write(p[1], 1), 1L);
 	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 0U);
+	KUNIT_EXPECT_EQ(test, kf_read(p[0], 64), 1L);
+	/* A new ADD of the same file hears it. */
+	fresh = kf_uk(KEVENT_POLL, p[0], POLLIN, KEVENT_REQ_ET);
+	KUNIT_ASSERT_EQ(test, kf_add(c, 1, &fresh), 0);
+	KUNIT_EXPECT_EQ(test, kf_write(p[1], 1), 1L);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[1]), 1U);
 	/* Removal copes with the head that is gone. */
 	KUNIT_EXPECT_EQ(test, kf_remove(c, 0, &uk), 0);
 	fput(f);
@@ -353,6 +367,143 @@ static void kevent_poll_same_file_two_kevents_one_origin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pri.ret_data[0], (u32)POLLHUP);
 }
 
+/*
+ * Test files with a ->poll of their own: "sleepy" sleeps when its wait
+ * queue is registered (as a FUSE file waits on its daemon), "racy" is
+ * woken by a writer while ADD looks at it.
+ */
+struct kp_file {
+	wait_queue_head_t	wq;
+	struct completion	entered, release;
+	bool			sleepy;
+	int			checks;
+};
+
+static __poll_t kp_file_poll(struct file *file, poll_table *pt)
+{
+	struct kp_file *p = file->private_data;
+
+	poll_wait(file, &p->wq, pt);
+	if (p->sleepy && pt && pt->_qproc) {
+		complete(&p->entered);
+		wait_for_completion_timeout(&p->release, 2 * HZ);
+	}
+	if (!p->sleepy && !pt && !p->checks++)
+		wake_up_poll(&p->wq, EPOLLIN);
+	return p->sleepy ? 0 : EPOLLIN;
+}
+
+static const struct file_operations kp_file_fops = {
+	.owner	= THIS_MODULE,
+	.poll	= kp_file_poll,
+};
+
+static int kp_file(struct kunit *test, bool sleepy)
+{
+	struct kp_file *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	init_waitqueue_head(&p->wq);
+	init_completion(&p->entered);
+	init_completion(&p->release);
+	p->sleepy = sleepy;
+	return kf_fd(test, anon_inode_getfile("[kevent-test-poll]", &kp_file_fops,
+					      p, O_RDWR));
+}
+
+static struct kp_file *kp_file_of(int fd)
+{
+	struct file *f = fget(fd);
+	struct kp_file *p = f->private_data;
+
+	fput(f);
+	return p;
+}
+
+struct kp_adder {
+	struct kf_ctx		*c;
+	struct ukevent		uk;
+	int			ret;
+	struct completion	done;
+};
+
+static int kp_add_thread(void *arg)
+{
+	struct kp_adder *a = arg;
+
+	a->ret = kf_add(a->c, 1, &a->uk);
+	complete(&a->done);
+	return 0;
+}
+
+/*
+ * A file whose ->poll sleeps holds up only the kevents of that file: ADD
+ * of another file on another queue does not wait for it.
+ */
+static void kevent_poll_sleeping_poll_holds_up_only_its_file(struct kunit *test)
+{
+	struct kf_ctx *c = test->priv;
+	struct kp_adder a = { .c = c };
+	struct task_struct *t;
+	struct kp_file *p;
+	struct ukevent uk;
+	ktime_t t0;
+	int fd, pp[2];
+
+	fd = kp_file(test, true);
+	p = kp_file_of(fd);
+	kf_pipe(test, pp);
+	a.uk = kf_uk(KEVENT_POLL, fd, POLLIN, 0);
+	init_completion(&a.done);
+	t = kthread_run(kp_add_thread, &a, "kevent-sleepy-add");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&p->entered);
+	t0 = ktime_get();
+	uk = kf_uk(KEVENT_POLL, pp[0], POLLIN, 0);
+	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), 0);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 200LL);
+	complete(&p->release);
+	wait_for_completion(&a.done);
+	KUNIT_EXPECT_EQ(test, a.ret, 0);
+}
+
+/*
+ * A wake-up while ADD looks at the file: the kevent is reported once,
+ * through the queue (ADD keeps it), never by both.
+ */
+static void kevent_poll_wakeup_during_add_reported_once(struct kunit *test)
+{
+	struct kf_ctx *c = test->priv;
+	struct ukevent uk;
+	int fd = kp_file(test, false);
+
+	uk = kf_uk(KEVENT_POLL, fd, POLLIN, 0);
+	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), 0);
+	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 1U);
+	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLIN);
+	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 0L);
+}
+
+/* An event mask with none of the storage's bits is refused. */
+static void kevent_poll_mask_matching_nothing_einval(struct kunit *test)
+{
+	struct kf_ctx *c = test->priv;
+	struct ukevent uk;
+	int p[2];
+
+	kf_pipe(test, p);
+	uk = kf_uk(KEVENT_POLL, p[0], 0, 0);
+	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), -EINVAL);
+	uk = kf_uk(KEVENT_POLL, p[0], POLLNVAL, 0);
+	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), -EINVAL);
+	if (IS_ENABLED(CONFIG_KEVENT_SOCKET)) {
+		uk = kf_uk(KEVENT_SOCKET, p[0], 0x8, 0);
+		KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), -EINVAL);
+	}
+	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 0U);
+}
+
 static struct kunit_case kevent_poll_cases[] = {
 	KUNIT_CASE(kevent_poll_ready_at_add_reported_not_kept),
 	KUNIT_CASE(kevent_poll_write_makes_reader_ready),
@@ -360,8 +511,7 @@ static struct kunit_case kevent_poll_cases[] = {
 	KUNIT_CASE(kevent_poll_level_keeps_done),
 	KUNIT_CASE(kevent_poll_oneshot_removed_on_delivery),
 	KUNIT_CASE(kevent_poll_hangup_reported_unasked),
-	KUNIT_CASE(kevent_poll_file_pinned_until_remove),
-	KUNIT_CASE(kevent_poll_queue_close_releases_file),
+	KUNIT_CASE(kevent_poll_last_close_breaks_unpinned_file),
 	KUNIT_CASE(kevent_poll_bad_files),
 	KUNIT_CASE(kevent_poll_wakeup_one_reaches_one_queue),
 	KUNIT_CASE(kevent_poll_without_wakeup_one_reaches_all),
@@ -369,6 +519,9 @@ static struct kunit_case kevent_poll_cases[] = {
 	KUNIT_CASE(kevent_poll_keyless_wakeup_polls_the_file),
 	KUNIT_CASE(kevent_poll_pollfree_hangs_up_and_detaches),
 	KUNIT_CASE(kevent_poll_same_file_two_kevents_one_origin),
+	KUNIT_CASE(kevent_poll_sleeping_poll_holds_up_only_its_file),
+	KUNIT_CASE(kevent_poll_wakeup_during_add_reported_once),
+	KUNIT_CASE(kevent_poll_mask_matching_nothing_einval),
 	{}
 };
 

@@ -11,6 +11,8 @@
 #include <linux/kthread.h>
 #include <linux/poll.h>
 #include <linux/delay.h>
+#include <linux/mman.h>
+#include <linux/sched/signal.h>
 #include <linux/uaccess.h>
 #include <linux/kevent.h>
 #include "kevent_test_storage.h"
@@ -296,6 +298,156 @@ static void kevent_sys_wait_forever_woken_by_notification(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
 }
 
+/* Hardening: what a hostile caller gets. */
+
+/*
+ * kevent_wait() needs 0 < num < ring size and a ring needs two slots: with
+ * num 0 the "no spurious 0" loop could never deliver, and spun.
+ */
+static void kevent_sys_wait_num_zero_and_one_slot_ring_einval(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+	struct kevent_ring __user *ring = (struct kevent_ring __user *)s->mem;
+	ktime_t t0;
+
+	KUNIT_EXPECT_EQ(test, kevent_sys_ring_init(s->fd, ring, 1), (long)-EINVAL);
+	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(s->fd, ring, 2), 0L);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 0, 300 * NSEC_PER_MSEC),
+			(long)-EINVAL);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 50LL);
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 1, 300 * NSEC_PER_MSEC), 1L);
+}
+
+/* kevent_ctl() over a huge batch stops at a fatal signal. */
+static void kevent_sys_ctl_stops_at_fatal_signal(struct kunit *test)
+{
+	struct ks *s = ks(test);
+	unsigned int n = 16 * PAGE_SIZE / sizeof(struct ukevent);
+	struct ukevent uk = ks_timer(0);
+	long ret;
+
+	/* 1638 entries of unknown keys: each REMOVE would answer -ENOENT. */
+	ks_put(test, s->mem, &uk, 1);
+	allow_signal(SIGKILL);
+	send_sig(SIGKILL, current, 0);
+	ret = kevent_sys_ctl(s->fd, KEVENT_CTL_REMOVE, n, s->mem);
+	flush_signals(current);
+	disallow_signal(SIGKILL);
+	KUNIT_EXPECT_EQ(test, ret, (long)-EINTR);
+	/* The first chunk was answered, the last entry was not reached. */
+	ks_get(test, &uk, &s->mem[0], 1);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
+	ks_get(test, &uk, &s->mem[n - 1], 1);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags, 0U);
+}
+
+struct ks_holder {
+	struct mutex		*lock;
+	struct completion	held, release, done;
+};
+
+static int ks_hold_thread(void *arg)
+{
+	struct ks_holder *h = arg;
+
+	mutex_lock(h->lock);
+	complete(&h->held);
+	wait_for_completion_timeout(&h->release, 2 * HZ);
+	mutex_unlock(h->lock);
+	complete(&h->done);
+	return 0;
+}
+
+/* Another task holds @lock (as a ->poll that sleeps would) until released. */
+static void ks_hold(struct kunit *test, struct ks_holder *h, struct mutex *lock)
+{
+	struct task_struct *t;
+
+	h->lock = lock;
+	init_completion(&h->held);
+	init_completion(&h->release);
+	init_completion(&h->done);
+	t = kthread_run(ks_hold_thread, h, "kevent-holder");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&h->held);
+}
+
+static void ks_release(struct ks_holder *h)
+{
+	complete(&h->release);
+	wait_for_completion(&h->done);
+}
+
+/*
+ * kevent_ctl() copies user memory with no lock held: a bad pointer is
+ * answered at once even while ctl_mutex is held elsewhere, and a caller
+ * waiting for ctl_mutex or ring_lock ends at a fatal signal.
+ */
+static void kevent_sys_mutex_waits_are_killable(struct kunit *test)
+{
+	struct ks *s = ks(test);
+	struct kevent_ring __user *ring = (struct kevent_ring __user *)s->mem;
+	struct ukevent uk = ks_timer(1);
+	struct ks_holder h;
+	long ctl, get, wait;
+	ktime_t t0;
+
+	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(s->fd, ring, 4), 0L);
+	ks_put(test, &s->mem[8], &uk, 1);
+	ks_hold(test, &h, &s->u->ctl_mutex);
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, 1,
+					     (void __user *)16), (long)-EFAULT);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
+	allow_signal(SIGKILL);
+	send_sig(SIGKILL, current, 0);
+	t0 = ktime_get();
+	ctl = kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, 1, &s->mem[8]);
+	get = kevent_sys_get_events(s->fd, 0, 1, 0, &s->mem[8], 0);
+	ks_release(&h);
+	ks_hold(test, &h, &s->u->ring_lock);
+	wait = kevent_sys_wait(s->fd, 1, 0);
+	flush_signals(current);
+	disallow_signal(SIGKILL);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 500LL);
+	ks_release(&h);
+	KUNIT_EXPECT_EQ(test, ctl, (long)-EINTR);
+	KUNIT_EXPECT_EQ(test, get, (long)-EINTR);
+	KUNIT_EXPECT_EQ(test, wait, (long)-EINTR);
+	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
+}
+
+/*
+ * A ring whose ring_kidx cannot be written: the entries written before are
+ * given back whole (the event stays ready, a ONESHOT is not removed), so
+ * the index the application reads and the entries it finds agree.
+ */
+static void kevent_sys_ring_kidx_fault_keeps_events(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+	unsigned long two = kt_user_mem(test, 2 * PAGE_SIZE);
+	struct kevent_ring __user *ring;
+
+	KUNIT_ASSERT_NE(test, two, 0UL);
+	ring = (struct kevent_ring __user *)(two + PAGE_SIZE - 8);
+	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(s->fd, ring, 4), 0L);
+	/* The header's page goes; the entries' page stays writable. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(two, PAGE_SIZE), 0);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 1, 0), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 1U);
+	KUNIT_EXPECT_EQ(test, s->u->kidx, 0U);
+}
+
 static struct kunit_case kevent_syscalls_cases[] = {
 	KUNIT_CASE(kevent_sys_bad_fd_ebadf),
 	KUNIT_CASE(kevent_sys_not_a_queue_einval),
@@ -307,6 +459,10 @@ static struct kunit_case kevent_syscalls_cases[] = {
 	KUNIT_CASE(kevent_sys_nonblock_never_waits),
 	KUNIT_CASE(kevent_sys_poll_reports_ready_queue),
 	KUNIT_CASE(kevent_sys_wait_forever_woken_by_notification),
+	KUNIT_CASE(kevent_sys_wait_num_zero_and_one_slot_ring_einval),
+	KUNIT_CASE(kevent_sys_ctl_stops_at_fatal_signal),
+	KUNIT_CASE(kevent_sys_mutex_waits_are_killable),
+	KUNIT_CASE(kevent_sys_ring_kidx_fault_keeps_events),
 	{}
 };
 

@@ -32,6 +32,7 @@ static int kt_callback(struct kevent *k)
 static int kt_enqueue(struct kevent *k)
 {
 	struct kt_origin *o;
+	int err;
 
 	if (!kt_current || k->event.id.raw[0] >= KT_ORIGINS)
 		return -EBADF;
@@ -40,7 +41,9 @@ static int kt_enqueue(struct kevent *k)
 	if (o->enqueue_ret < 0)
 		return o->enqueue_ret;
 	k->priv = o;
-	kevent_storage_enqueue(&o->st, k);
+	err = kevent_storage_enqueue(&o->st, k);
+	if (err)
+		return err;
 	return o->enqueue_ret;
 }
 
@@ -57,6 +60,7 @@ static const struct kevent_callbacks kt_callbacks = {
 	.callback	= kt_callback,
 	.enqueue	= kt_enqueue,
 	.dequeue	= kt_dequeue,
+	.events		= KEVENT_MASK_ALL,
 };
 
 int kt_init(struct kunit *test)

@@ -198,6 +198,106 @@ static void kevent_timer_queue_close_with_hundreds_armed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
 }
 
+/* The queue's only kevent (the tests below add one). */
+static struct kevent *ktt_only(struct kunit *test, struct ktt *t)
+{
+	struct rb_node *n;
+
+	mutex_lock(&t->u->ctl_mutex);
+	n = rb_first(&t->u->kevent_root);
+	mutex_unlock(&t->u->ctl_mutex);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	return rb_entry(n, struct kevent, kevent_node);
+}
+
+/*
+ * No re-arm while an expiration waits undelivered: a tiny period costs one
+ * interrupt per delivery.  Delivery counts the missed periods and re-arms.
+ */
+static void kevent_timer_not_rearmed_until_delivered(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+	struct kevent *k;
+
+	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 200 * NSEC_PER_USEC, 0, &uk), 0);
+	k = ktt_only(test, t);
+	KUNIT_EXPECT_TRUE(test, kevent_timer_armed(k));
+	usleep_range(10000, 10100);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 1U);
+	KUNIT_EXPECT_FALSE(test, kevent_timer_armed(k));
+	KUNIT_ASSERT_EQ(test, ktt_get(test, t, 0, &uk), 1L);
+	/* About 50 periods passed: each counted, one interrupt taken. */
+	KUNIT_EXPECT_GE(test, uk.ret_data[0], 45U);
+	KUNIT_EXPECT_LE(test, uk.ret_data[0], 56U);
+	/* Re-armed: it fires again. */
+	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
+}
+
+/* A 1 ns period: each delivery gets a count, the machine is not flooded. */
+static void kevent_timer_one_ns_period_does_not_flood(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+	ktime_t t0;
+
+	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 1, 0, &uk), 0);
+	t0 = ktime_get();
+	/* A busy wait: with a flood, it would take far longer than 20 ms. */
+	mdelay(20);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 60LL);
+	KUNIT_ASSERT_EQ(test, ktt_get(test, t, 0, &uk), 1L);
+	KUNIT_EXPECT_GE(test, uk.ret_data[0], 1000000U);
+	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
+	KUNIT_EXPECT_GE(test, uk.ret_data[0], 1U);
+}
+
+/*
+ * MODIFY of a ONESHOT timer that fired but was not delivered, to
+ * periodic: it is attached again, delivered DONE with its expiration,
+ * and fires periodically afterwards.
+ */
+static void kevent_timer_modify_fired_oneshot_to_periodic(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+
+	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 2 * NSEC_PER_MSEC,
+				      KEVENT_REQ_ONESHOT, &uk), 0);
+	usleep_range(5000, 5100);
+	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(t->u), 1U);
+	uk.req_flags = 0;
+	mutex_lock(&t->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, t->u), 0);
+	mutex_unlock(&t->u->ctl_mutex);
+	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_GE(test, uk.ret_data[0], 1U);
+	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 1U);
+	/* Periodic now: two more firings. */
+	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 1U);
+}
+
+/* A timer that could never be delivered is refused. */
+static void kevent_timer_mask_without_fired_einval(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk;
+
+	memset(&uk, 0, sizeof(uk));
+	uk.type = KEVENT_TIMER;
+	uk.event = 0x2;
+	uk.id.raw[1] = 200 * NSEC_PER_USEC;
+	uk.req_flags = KEVENT_REQ_ONESHOT;
+	mutex_lock(&t->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, t->u), -EINVAL);
+	mutex_unlock(&t->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 0U);
+}
+
 static struct kunit_case kevent_timer_cases[] = {
 	KUNIT_CASE(kevent_timer_zero_period_einval),
 	KUNIT_CASE(kevent_timer_fires_within_tolerance),
@@ -207,6 +307,10 @@ static struct kunit_case kevent_timer_cases[] = {
 	KUNIT_CASE(kevent_timer_same_period_is_same_key),
 	KUNIT_CASE(kevent_timer_removal_while_firing),
 	KUNIT_CASE(kevent_timer_queue_close_with_hundreds_armed),
+	KUNIT_CASE(kevent_timer_not_rearmed_until_delivered),
+	KUNIT_CASE(kevent_timer_one_ns_period_does_not_flood),
+	KUNIT_CASE(kevent_timer_modify_fired_oneshot_to_periodic),
+	KUNIT_CASE(kevent_timer_mask_without_fired_einval),
 	{}
 };
 

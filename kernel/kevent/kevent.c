@@ -3,7 +3,8 @@
  * kevent: the unified kernel event queue, the state machine.
  *
  * 2006 Copyright (c) Evgeniy Polyakov <johnpol@2ka.mipt.ru>
- * Forward-ported to Linux 6.12 with the seed's bugs fixed (see SPEC.md).
+ * Forward-ported to Linux 6.12 with the seed's bugs fixed and hardened
+ * against hostile callers (see the README's "kevent in this project").
  *
  * Overview
  * --------
@@ -14,9 +15,10 @@
  *
  * An origin (a timer, a file, a socket) that can be watched owns a storage
  * (struct kevent_storage): the list of kevents attached to it.  A storage
- * type registers three callbacks with kevent_add_callbacks(): ->enqueue
+ * type registers its callbacks with kevent_add_callbacks(): ->enqueue
  * attaches a new kevent to its origin, ->dequeue detaches it, ->callback
- * says whether the origin is ready for the kevent.
+ * says whether the origin is ready for the kevent, and the optional
+ * ->deliver brings a kevent up to date in the task that collects it.
  *
  * An event travels like this: the origin calls kevent_storage_ready(st,
  * NULL, mask) (or kevent_storage_ready_data(), which also hands the
@@ -25,45 +27,70 @@
  * callback runs; when it says ready (or the kevent is already DONE and not
  * edge-triggered: take23's "sticky DONE" level behaviour), the kevent is put
  * on its queue's ready list, once (an event already there is not queued
- * twice), and the queue's waiters are woken.  kevent_get_events() or
- * kevent_wait() (kevent_user.c) take it off the ready list and copy it to
- * user space: an ONESHOT kevent is then removed, an ET kevent has its
- * results cleared and waits for a new notification, any other kevent stays
- * DONE and is queued again by every later matching notification.
+ * twice), and the queue's waiters are woken.  A callback that cannot tell
+ * in atomic context (a wake-up without a key) answers KEVENT_RECHECK: the
+ * kevent is queued marked for a re-check, and ->deliver looks at the
+ * origin in the collecting task, as epoll's ep_send_events() does; not
+ * ready then, it is not delivered.  kevent_get_events() or kevent_wait()
+ * (kevent_user.c) take it off the ready list, run ->deliver and copy it to
+ * user space: a ONESHOT or a broken kevent is then removed, an ET kevent
+ * has its results cleared and waits for a new notification, any other
+ * kevent stays DONE and is queued again by every later matching
+ * notification.
  *
  * Lifetimes
  * ---------
  * A kevent lives from ADD until it is removed from the tree (REMOVE,
- * delivery of a ONESHOT kevent, or closing the queue) and the last
- * delivery that holds a reference on it has finished: the tree holds one
- * reference, each delivery in progress one more.  Removal detaches the
- * kevent from its storage (under the storage lock) before it takes it off
- * the ready list and marks it dead (under the ready lock), so once removal
- * has started no notification can reach it and no delivery can put it back.
+ * delivery of a ONESHOT or broken kevent, a MODIFY that finds its origin
+ * gone, or closing the queue) and the last delivery that holds a
+ * reference on it has finished: the tree holds one reference, each
+ * delivery in progress one more.  Removal calls ->dequeue (under the
+ * storage lock, the kevent leaves the storage) before it takes the kevent
+ * off the ready list and marks it dead (under the ready lock), so once
+ * removal has started no notification can reach it and no delivery can
+ * put it back.
+ *
+ * A storage outlives each kevent attached to it until that kevent's
+ * ->dequeue has returned.  An origin that must go while kevents are
+ * attached calls kevent_storage_fini(), which breaks them (BROKEN|DONE),
+ * detaches and queues them under the storage lock, and marks the storage
+ * dead; their ->dequeue still runs later, when they are removed, and the
+ * storage frees what is left then.  Fini and removal meet on the storage
+ * lock, which fini holds for its whole pass: a removal waits for the pass
+ * and the pass never sees a removed kevent.
+ *
  * A queue lives as long as its file: every syscall holds the file, so the
  * queue is torn down only after the last syscall using it has returned.
- * A storage outlives its kevents; an origin that must go while kevents are
- * attached calls kevent_storage_fini(), which breaks and detaches them all.
  *
  * Locking
  * -------
  * Outer to inner:
  *
  *   u->ring_lock (mutex)        ring setup and ring writers
- *     u->ctl_mutex (mutex)      the tree, ADD/REMOVE/MODIFY, removal
+ *     u->ctl_mutex (mutex)      the tree, ADD/REMOVE/MODIFY, removal, and
+ *                               taking kevents off the ready list
+ *       kf->mtx (mutex)         a watched file's origin (kevent_file.c)
  *       st->lock (spinlock)     the storage list; callbacks run under it
  *         k->ulock (spinlock)   the kevent's ukevent (flags, results)
  *           u->ready_lock       the ready list, k->on_ready and k->dead
  *             u->wait.lock      waking the queue's waiters
  *
- * A notification from a watched file (kevent_file.c) runs under that file's
- * wait-queue lock, outside st->lock; the file storages' own mutex sits
- * between ctl_mutex and st->lock (see kevent_file.c).
- * The spinlocks are taken with interrupts disabled where they can be taken
- * from a timer or a wake-up.  Callbacks run in atomic context and must not
- * sleep; ->enqueue and ->dequeue run under ctl_mutex only and may sleep.
- * Storage-list changes happen only under the storage lock.  No lock is held
- * while user memory is copied.
+ * Why each lock is what it is: the two mutexes are taken only by system
+ * calls and may be held across work that sleeps (a storage's ->enqueue,
+ * ->dequeue, ->deliver, which may call a file's ->poll; the ring's user
+ * copies).  They are per queue, so a caller that sleeps under one (a
+ * ->poll waiting on a FUSE daemon, a ring on a userfaultfd page) holds up
+ * only its own queue, and every wait for them is killable.  The spinlocks
+ * are taken from timers (hard interrupts) and wake-ups, so always with
+ * interrupts off, and nothing that sleeps runs under them.
+ *
+ * A notification from a watched file runs under that file's wait-queue
+ * lock, outside st->lock; a watched file's release takes kf->mtx, then
+ * the core's chain (see kevent_file.c).  Storage-list changes happen only
+ * under the storage lock.  kevent_ctl() copies user memory with no lock
+ * held; kevent_get_events() copies it after dropping ctl_mutex;
+ * kevent_wait() writes the ring under ring_lock (its waiters are
+ * killable).
  */
 
 #include <linux/kernel.h>
@@ -81,7 +108,7 @@ static DEFINE_SPINLOCK(kevent_callbacks_lock);
  * kevent_enqueue() - attach a new kevent to its origin
  * @k: the kevent, initialised by kevent_init()
  *
- * Return: <0 error, 0 attached, >0 ready at once.
+ * Return: <0 error, 0 attached, >0 answered at once (ready or broken).
  */
 int kevent_enqueue(struct kevent *k)
 {
@@ -90,18 +117,51 @@ int kevent_enqueue(struct kevent *k)
 
 /**
  * kevent_dequeue() - detach a kevent from its origin
- * @k: the kevent
+ * @k: the kevent, attached by kevent_enqueue()
  *
- * Nothing is called for a kevent that kevent_storage_fini() already
- * detached from a dying origin.
+ * Called exactly once per attached kevent, whether or not
+ * kevent_storage_fini() broke it meanwhile, so the storage drops what
+ * ->enqueue took.
  *
- * Return: the storage's result, 0 when there was nothing to do.
+ * Return: the storage's result.
  */
 int kevent_dequeue(struct kevent *k)
 {
-	if (!READ_ONCE(k->st))
-		return 0;
 	return k->callbacks.dequeue(k);
+}
+
+/**
+ * kevent_deliver() - bring a kevent up to date before it is copied out
+ * @k: a kevent taken off the ready list, in the tree, under ctl_mutex
+ *
+ * Return: >0 to deliver it, 0 when its storage found it not ready.
+ */
+int kevent_deliver(struct kevent *k)
+{
+	if (!k->callbacks.deliver)
+		return 1;
+	return k->callbacks.deliver(k);
+}
+
+/**
+ * kevent_take_recheck() - whether a kevent was queued for a re-check
+ * @k: the kevent
+ *
+ * For ->deliver: true (once) when a notification answered KEVENT_RECHECK
+ * since the kevent was last delivered, or MODIFY asked for a re-check.
+ *
+ * Return: true when the storage must look at its origin again.
+ */
+bool kevent_take_recheck(struct kevent *k)
+{
+	unsigned long flags;
+	bool recheck;
+
+	spin_lock_irqsave(&k->ulock, flags);
+	recheck = k->recheck;
+	k->recheck = false;
+	spin_unlock_irqrestore(&k->ulock, flags);
+	return recheck;
 }
 
 /**
@@ -117,7 +177,8 @@ int kevent_break(struct kevent *k)
 
 /**
  * kevent_add_callbacks() - register a storage type
- * @cb: its callbacks; a missing one fails the kevents of the type
+ * @cb: its callbacks (a missing ->callback, ->enqueue or ->dequeue fails
+ *      the kevents of the type) and the event bits it reports
  * @pos: the type, below KEVENT_NR_TYPES
  *
  * Return: 0, or -EINVAL for a type out of range.
@@ -134,6 +195,8 @@ int kevent_add_callbacks(const struct kevent_callbacks *cb, int pos)
 	p->enqueue = cb->enqueue ? cb->enqueue : kevent_break;
 	p->dequeue = cb->dequeue ? cb->dequeue : kevent_break;
 	p->callback = cb->callback ? cb->callback : kevent_break;
+	p->deliver = cb->deliver;
+	p->events = cb->events;
 	spin_unlock(&kevent_callbacks_lock);
 	return 0;
 }
@@ -159,8 +222,9 @@ void kevent_remove_callbacks(int pos)
  * kevent_init() - prepare a kevent for kevent_enqueue()
  * @k: the kevent, whose ->event is filled in
  *
- * Return: 0, -EINVAL for a type out of range, -ENOSYS for a type whose
- * storage is not built.
+ * Return: 0, -EINVAL for a type out of range or an event mask with no bit
+ * the type's storage can report, -ENOSYS for a type whose storage is not
+ * built.
  */
 int kevent_init(struct kevent *k)
 {
@@ -175,6 +239,7 @@ int kevent_init(struct kevent *k)
 	k->on_ready = false;
 	k->dead = false;
 	k->in_tree = false;
+	k->recheck = false;
 	k->st = NULL;
 	k->priv = NULL;
 
@@ -185,6 +250,8 @@ int kevent_init(struct kevent *k)
 	cb = &kevent_registered_callbacks[k->event.type];
 	if (!cb->callback || cb->callback == kevent_break)
 		err = -ENOSYS;
+	else if (!(k->event.event & cb->events))
+		err = -EINVAL;
 	else
 		k->callbacks = *cb;
 	spin_unlock(&kevent_callbacks_lock);
@@ -196,20 +263,35 @@ int kevent_init(struct kevent *k)
  * @st: the storage
  * @k: the kevent
  *
- * Called from ->enqueue once the origin's reference is taken.
+ * Called from ->enqueue once the origin is held.
  *
- * Return: 0.
+ * Return: 0, or -EBADF when the origin is gone (kevent_storage_fini()).
  */
 int kevent_storage_enqueue(struct kevent_storage *st, struct kevent *k)
 {
 	unsigned long flags;
+	int err = 0;
 
 	spin_lock_irqsave(&st->lock, flags);
-	k->st = st;
-	list_add_tail(&k->storage_entry, &st->list);
-	k->on_storage = true;
+	if (st->dead) {
+		err = -EBADF;
+	} else {
+		k->st = st;
+		list_add_tail(&k->storage_entry, &st->list);
+		k->on_storage = true;
+	}
 	spin_unlock_irqrestore(&st->lock, flags);
-	return 0;
+	return err;
+}
+
+/* Take @k off its storage's list.  Called with st->lock held. */
+static void kevent_storage_detach(struct kevent_storage *st, struct kevent *k)
+{
+	lockdep_assert_held(&st->lock);
+	if (k->on_storage) {
+		list_del_init(&k->storage_entry);
+		k->on_storage = false;
+	}
 }
 
 /**
@@ -217,101 +299,177 @@ int kevent_storage_enqueue(struct kevent_storage *st, struct kevent *k)
  * @st: the storage
  * @k: the kevent
  *
- * Called from ->dequeue before the origin's reference is dropped.  A kevent
- * that already left the storage (ONESHOT and ready, or broken) is left as
- * it is.  Once this returns, no notification of @st reaches @k.
+ * Called from ->dequeue before the storage lets go of the origin.  A
+ * kevent that already left the storage (ONESHOT and ready, or broken) is
+ * left as it is.  Once this returns, no notification of @st reaches @k and
+ * kevent_storage_fini() is not touching it.
  */
 void kevent_storage_dequeue(struct kevent_storage *st, struct kevent *k)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&st->lock, flags);
-	if (k->on_storage) {
-		list_del_init(&k->storage_entry);
-		k->on_storage = false;
-	}
+	kevent_storage_detach(st, k);
 	spin_unlock_irqrestore(&st->lock, flags);
 }
 
-/**
- * kevent_queue_ready() - put a kevent on its queue's ready list
- * @k: the kevent
- *
- * A kevent already on the list, or being removed, is left alone; the
- * queue's waiters are woken either way.
+/*
+ * The ready list.  These four functions are the only code that changes a
+ * kevent's membership (k->on_ready, k->dead, u->ready_num).
  */
-void kevent_queue_ready(struct kevent *k)
+
+/**
+ * kevent_ready_add() - put a kevent on its queue's ready list
+ * @k: the kevent
+ * @head: at the head (a delivery given back) instead of the tail
+ *
+ * A kevent already on the list, or removed, is left alone.  The queue's
+ * waiters are woken when the kevent was added.
+ *
+ * Return: true when @k was added (newly ready).
+ */
+bool kevent_ready_add(struct kevent *k, bool head)
 {
 	struct kevent_user *u = k->user;
 	unsigned long flags;
+	bool added = false;
 
 	spin_lock_irqsave(&u->ready_lock, flags);
 	if (!k->on_ready && !k->dead) {
-		list_add_tail(&k->ready_entry, &u->ready_list);
+		if (head)
+			list_add(&k->ready_entry, &u->ready_list);
+		else
+			list_add_tail(&k->ready_entry, &u->ready_list);
 		k->on_ready = true;
-		u->ready_num++;
+		WRITE_ONCE(u->ready_num, u->ready_num + 1);
+		added = true;
 	}
 	spin_unlock_irqrestore(&u->ready_lock, flags);
-	wake_up(&u->wait);
+	if (added)
+		wake_up(&u->wait);
+	return added;
+}
+
+/* Take @k off the ready list.  Called with u->ready_lock held. */
+static void __kevent_ready_del(struct kevent *k)
+{
+	struct kevent_user *u = k->user;
+
+	lockdep_assert_held(&u->ready_lock);
+	if (k->on_ready) {
+		list_del_init(&k->ready_entry);
+		k->on_ready = false;
+		WRITE_ONCE(u->ready_num, u->ready_num - 1);
+	}
+}
+
+/**
+ * kevent_ready_take() - take the first ready kevent
+ * @u: the queue
+ *
+ * Return: the kevent with a reference the caller drops, or NULL.
+ */
+struct kevent *kevent_ready_take(struct kevent_user *u)
+{
+	struct kevent *k;
+	unsigned long flags;
+
+	spin_lock_irqsave(&u->ready_lock, flags);
+	k = list_first_entry_or_null(&u->ready_list, struct kevent, ready_entry);
+	if (k) {
+		__kevent_ready_del(k);
+		refcount_inc(&k->refcnt);
+	}
+	spin_unlock_irqrestore(&u->ready_lock, flags);
+	return k;
+}
+
+/**
+ * kevent_ready_kill() - a removed kevent leaves the ready list for good
+ * @k: the kevent
+ */
+void kevent_ready_kill(struct kevent *k)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&k->user->ready_lock, flags);
+	k->dead = true;
+	__kevent_ready_del(k);
+	spin_unlock_irqrestore(&k->user->ready_lock, flags);
+}
+
+/* Take @k off the ready list, if it is there (MODIFY). */
+static void kevent_ready_del(struct kevent *k)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&k->user->ready_lock, flags);
+	__kevent_ready_del(k);
+	spin_unlock_irqrestore(&k->user->ready_lock, flags);
+}
+
+/* Whether @k is on the ready list now. */
+static bool kevent_ready_has(struct kevent *k)
+{
+	unsigned long flags;
+	bool on;
+
+	spin_lock_irqsave(&k->user->ready_lock, flags);
+	on = k->on_ready;
+	spin_unlock_irqrestore(&k->user->ready_lock, flags);
+	return on;
+}
+
+/*
+ * Judge @ret, what ->callback said about @k, under st->lock and k->ulock:
+ * set the return flags, and say whether @k is to be queued and whether it
+ * leaves the storage (ONESHOT once ready, broken).  A re-check keeps @k
+ * attached: whether it was ready is decided at delivery.
+ */
+static bool kevent_judge(struct kevent *k, int ret, bool *leave)
+{
+	u32 *rf = &k->event.ret_flags;
+
+	lockdep_assert_held(&k->ulock);
+	*leave = false;
+	if (ret == KEVENT_RECHECK) {
+		k->recheck = true;
+		return true;
+	}
+	if (ret > 0)
+		*rf |= KEVENT_RET_DONE;
+	else if (ret < 0)
+		*rf |= KEVENT_RET_BROKEN | KEVENT_RET_DONE;
+	if (!(*rf & (KEVENT_RET_BROKEN | KEVENT_RET_DONE)))
+		return false;
+	/* A verdict: a re-check asked for before is answered. */
+	k->recheck = false;
+	*leave = (k->event.req_flags & KEVENT_REQ_ONESHOT) ||
+		 (*rf & KEVENT_RET_BROKEN);
+	return true;
 }
 
 /*
  * Ask the callback whether @k is ready and queue it if so.  Called with
  * st->lock held and @k on the storage.  A ONESHOT kevent that becomes
  * ready, and a broken one, leave the storage.  Returns true when @k was
- * made ready.
+ * made newly ready (it was not on the ready list yet).
  */
 static bool __kevent_requeue(struct kevent_storage *st, struct kevent *k)
 {
 	bool ready, leave;
-	int ret;
 
 	lockdep_assert_held(&st->lock);
 
 	spin_lock(&k->ulock);
-	ret = k->callbacks.callback(k);
-	if (ret > 0)
-		k->event.ret_flags |= KEVENT_RET_DONE;
-	else if (ret < 0)
-		k->event.ret_flags |= KEVENT_RET_BROKEN | KEVENT_RET_DONE;
-	ready = k->event.ret_flags & (KEVENT_RET_BROKEN | KEVENT_RET_DONE);
-	leave = (k->event.req_flags & KEVENT_REQ_ONESHOT) ||
-		(k->event.ret_flags & KEVENT_RET_BROKEN);
+	ready = kevent_judge(k, k->callbacks.callback(k), &leave);
 	spin_unlock(&k->ulock);
 
 	if (!ready)
 		return false;
-
-	if (leave && k->on_storage) {
-		list_del_init(&k->storage_entry);
-		k->on_storage = false;
-	}
-	kevent_queue_ready(k);
-	return true;
-}
-
-/**
- * kevent_requeue() - re-check a kevent's readiness (after MODIFY)
- * @k: the kevent
- *
- * The callback sees &kevent_storage.event == 0: no notification is in
- * progress, the storage looks at its origin by itself.  Does nothing for
- * a kevent that is not attached to its storage.
- */
-void kevent_requeue(struct kevent *k)
-{
-	struct kevent_storage *st = READ_ONCE(k->st);
-	unsigned long flags;
-
-	if (!st)
-		return;
-	spin_lock_irqsave(&st->lock, flags);
-	if (k->on_storage && k->st == st) {
-		st->event = 0;
-		st->data = 0;
-		__kevent_requeue(st, k);
-	}
-	spin_unlock_irqrestore(&st->lock, flags);
+	if (leave)
+		kevent_storage_detach(st, k);
+	return kevent_ready_add(k, false);
 }
 
 static void __kevent_storage_ready(struct kevent_storage *st,
@@ -347,8 +505,10 @@ static void __kevent_storage_ready(struct kevent_storage *st,
  * @event: the events that happened; kevents whose event bits do not match
  *         are not looked at
  *
- * Within one pass, a kevent with KEVENT_REQ_WAKEUP_ONE is skipped once any
- * kevent of the storage has been made ready.  Runs in atomic context.
+ * Within one pass, a kevent with KEVENT_REQ_WAKEUP_ONE is skipped once the
+ * pass has made any kevent of the storage newly ready (one already on its
+ * ready list does not count, so a busy queue cannot take every
+ * notification from the others).  Runs in atomic context.
  */
 void kevent_storage_ready(struct kevent_storage *st,
 			  kevent_callback_t ready_callback, u32 event)
@@ -372,44 +532,145 @@ void kevent_storage_ready_data(struct kevent_storage *st, u32 event,
 }
 
 /**
+ * kevent_storage_check() - judge one kevent outside a notification
+ * @st: its storage
+ * @k: the kevent
+ * @event: what the callback sees in &kevent_storage.event
+ * @data: what it sees in &kevent_storage.data (e.g. a mask that ->poll
+ *        returned in process context)
+ *
+ * For a storage that looked at its origin itself: when @k was just
+ * attached (ADD), and when ->deliver re-checks a kevent queued with
+ * KEVENT_RECHECK.  The callback runs for @k alone, under the same locks as
+ * in a notification, so it never races one.  @k is not queued: a ready
+ * ONESHOT or broken kevent leaves the storage, and the caller reports it.
+ * A kevent that a notification has queued again meanwhile (that one will
+ * be delivered) is not looked at; for one that left its storage (broken
+ * by a notification meanwhile), its flags say.
+ *
+ * Return: >0 ready, 0 not ready (or not looked at), <0 broken.
+ */
+int kevent_storage_check(struct kevent_storage *st, struct kevent *k,
+			 u32 event, unsigned long data)
+{
+	unsigned long flags;
+	bool ready, leave;
+	int ret = 0;
+
+	spin_lock_irqsave(&st->lock, flags);
+	if (kevent_ready_has(k))
+		goto out;
+	if (!k->on_storage) {
+		/* It left: its flags are the verdict. */
+		spin_lock(&k->ulock);
+		ret = k->event.ret_flags & KEVENT_RET_BROKEN ? -1 :
+		      k->event.ret_flags & KEVENT_RET_DONE ? 1 : 0;
+		spin_unlock(&k->ulock);
+		goto out;
+	}
+	st->event = event;
+	st->data = data;
+	spin_lock(&k->ulock);
+	ret = k->callbacks.callback(k);
+	if (ret == KEVENT_RECHECK)
+		ret = KEVENT_NOT_READY;
+	ready = kevent_judge(k, ret, &leave);
+	ret = !ready ? 0 :
+	      (k->event.ret_flags & KEVENT_RET_BROKEN) ? -1 : 1;
+	spin_unlock(&k->ulock);
+	if (ready && leave)
+		kevent_storage_detach(st, k);
+out:
+	spin_unlock_irqrestore(&st->lock, flags);
+	return ret;
+}
+
+/**
+ * kevent_modify() - MODIFY: new event bits and flags, readiness checked anew
+ * @k: the kevent, in its queue's tree (ctl_mutex held)
+ * @event: the new event bits
+ * @req_flags: the new request flags
+ *
+ * The kevent's results are cleared and it leaves the ready list; a kevent
+ * that had left its storage (a ready ONESHOT not yet delivered, a broken
+ * one) is attached again, unless its origin is gone; then the callback
+ * says whether it is ready now (KEVENT_RECHECK: ->deliver will look).
+ *
+ * Return: 0, or -EBADF when the origin is gone (the caller removes @k).
+ */
+int kevent_modify(struct kevent *k, u32 event, u32 req_flags)
+{
+	struct kevent_storage *st = k->st;
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(!st))
+		return -EBADF;
+	spin_lock_irqsave(&st->lock, flags);
+	if (!k->on_storage && st->dead) {
+		spin_unlock_irqrestore(&st->lock, flags);
+		return -EBADF;
+	}
+	spin_lock(&k->ulock);
+	k->event.event = event;
+	k->event.req_flags = req_flags;
+	k->event.ret_flags = 0;
+	k->event.ret_data[0] = 0;
+	k->event.ret_data[1] = 0;
+	k->recheck = false;
+	spin_unlock(&k->ulock);
+	kevent_ready_del(k);
+	if (!k->on_storage) {
+		list_add_tail(&k->storage_entry, &st->list);
+		k->on_storage = true;
+	}
+	st->event = 0;
+	st->data = 0;
+	__kevent_requeue(st, k);
+	spin_unlock_irqrestore(&st->lock, flags);
+	return 0;
+}
+
+/**
  * kevent_storage_init() - initialise an origin's storage
  * @origin: the origin
  * @st: its storage
- *
- * Return: 0.
  */
-int kevent_storage_init(void *origin, struct kevent_storage *st)
+void kevent_storage_init(void *origin, struct kevent_storage *st)
 {
 	spin_lock_init(&st->lock);
 	st->origin = origin;
 	INIT_LIST_HEAD(&st->list);
 	st->event = 0;
 	st->data = 0;
-	return 0;
+	st->dead = false;
 }
 
 /**
  * kevent_storage_fini() - the origin goes away
  * @st: its storage
+ * @err: the error the broken kevents report in ret_data[1], or 0
  *
  * Every attached kevent, whatever its flags and event bits, is marked
- * BROKEN|DONE, detached and queued, so the origin can be freed once this
- * returns.  Such kevents are later removed without calling ->dequeue.
+ * BROKEN|DONE, detached and queued, and no kevent attaches afterwards.
+ * The storage itself must stay until the ->dequeue of each of those
+ * kevents, which still comes when it is removed.
  */
-void kevent_storage_fini(struct kevent_storage *st)
+void kevent_storage_fini(struct kevent_storage *st, int err)
 {
 	struct kevent *k, *n;
 	unsigned long flags;
 
 	spin_lock_irqsave(&st->lock, flags);
+	st->dead = true;
 	list_for_each_entry_safe(k, n, &st->list, storage_entry) {
 		spin_lock(&k->ulock);
 		k->event.ret_flags |= KEVENT_RET_BROKEN | KEVENT_RET_DONE;
+		if (err)
+			k->event.ret_data[1] = err;
+		k->recheck = false;
 		spin_unlock(&k->ulock);
-		list_del_init(&k->storage_entry);
-		k->on_storage = false;
-		WRITE_ONCE(k->st, NULL);
-		kevent_queue_ready(k);
+		kevent_storage_detach(st, k);
+		kevent_ready_add(k, false);
 	}
 	spin_unlock_irqrestore(&st->lock, flags);
 }

@@ -8,36 +8,56 @@
  * type": it owns the kevent storage that every kevent of that (file, type)
  * attaches to, whichever queue the kevent belongs to, so that one wake-up
  * is one kevent_storage_ready() pass over all of them and
- * KEVENT_REQ_WAKEUP_ONE reaches one queue.  The origins live in a hash
- * table keyed by (file, type).  An origin is created by the first kevent
- * that watches its file, registers one wait entry on each wait queue the
- * file's ->poll names (as epoll does), and is destroyed when its last
- * kevent leaves.
+ * KEVENT_REQ_WAKEUP_ONE reaches one queue.  The file lists its origins in
+ * file->f_kevent (at most one live origin per type).  An origin is created
+ * by the first kevent that watches its file, registers one wait entry on
+ * each wait queue the file's ->poll names (as epoll does), and is unhooked
+ * from the file when its last kevent leaves or when the file is released.
  *
- * Each kevent holds a reference on its file from ADD to removal, and the
- * origin holds one more: closing the watched fd does not end the watch;
- * REMOVE, ONESHOT delivery or closing the queue do.
+ * Files are not pinned: an origin holds no reference on its file, so
+ * closing one of several fds of a file changes nothing, and when the last
+ * reference goes, __fput() calls kevent_file_release_file() (as it calls
+ * eventpoll_release()), which unhooks every origin of the file and breaks
+ * their kevents (kevent_storage_fini(): BROKEN|DONE, ret_data[1] =
+ * -EBADF, queued).  A queue can therefore watch a socket that carries the
+ * queue's own fd without pinning either.
+ *
+ * Kevent queues and epoll instances are refused (-EINVAL): their wake-ups
+ * could come back into a kevent queue, through each other without bound.
  *
  * Readiness comes from the wake-up key (the poll mask the waker passes),
  * never from calling ->poll inside the wake-up: that can take locks the
- * waker holds.  A wake-up without a key (sock_def_wakeup() on a TCP FIN or
- * an AF_UNIX peer's close, for instance), and the re-check after MODIFY,
- * schedule the origin's work item instead, which calls ->poll in process
- * context and passes the mask it returns as if a wake-up had brought it.
+ * waker holds.  A wake-up without a key (signalfd, sock_def_wakeup() on a
+ * TCP FIN) answers KEVENT_RECHECK: the kevent is queued, and at delivery
+ * ->deliver calls ->poll for that kevent alone, in the collecting task
+ * (whose signals signalfd reports), as epoll's ep_send_events() does; not
+ * ready then, it is not delivered.  MODIFY's re-check goes the same way.
  * POLLERR and POLLHUP reach every kevent of the origin, whatever its event
- * bits.  A wait queue that goes away before the file (POLLFREE, signalfd)
- * is dropped, as epoll does.
+ * bits.  A wait queue that goes away before the file (POLLFREE: signalfd)
+ * is dropped as epoll drops it; its origin then takes no new kevents, and
+ * a later ADD of the file builds a fresh one.
+ *
+ * Lifetimes
+ * ---------
+ * kf->ref counts the file's list (while hooked), each attached kevent
+ * (from ->enqueue to ->dequeue) and short-lived lookups; the last put
+ * frees the origin.  While an origin is on file->f_kevent its file is
+ * alive: the release hook does not return before it has taken each origin
+ * off the list under kf->mtx, so whoever holds kf->mtx and finds kf->file
+ * set may touch the file (remove wait entries, take a reference).
  *
  * Locking
  * -------
- *   u->ctl_mutex -> kevent_files_mutex    the hash table, each origin's
- *                                         users count, creation and
- *                                         destruction
- *   wait queue head lock -> st->lock ...  a wake-up (then the core's chain)
+ *   u->ctl_mutex -> kf->mtx -> file->f_lock   an origin's hooks, users,
+ *                                             and the file's list
+ *   wait-queue head lock -> st->lock ...      a wake-up (then the core's
+ *                                             chain)
  *
- * ->enqueue and ->dequeue run under the queue's ctl_mutex and take
- * kevent_files_mutex; ->poll is called with that mutex held (never from a
- * wake-up).  The work item takes no mutex, so destruction may wait for it.
+ * kf->mtx is per origin: a file whose ->poll sleeps holds up only the
+ * kevents watching that file.  ->poll is never called under it, nor under
+ * any lock shared between queues: at ADD under the adding queue's
+ * ctl_mutex, at a re-check under the collecting queue's, holding a
+ * reference on the file taken under kf->mtx.
  */
 
 #include <linux/kernel.h>
@@ -45,26 +65,44 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/poll.h>
-#include <linux/hashtable.h>
+#include <linux/eventpoll.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
-#include <linux/workqueue.h>
+#include <linux/refcount.h>
 #include <linux/kevent.h>
 #include "kevent_file.h"
 
-#define KEVENT_FILE_HASH_BITS	10
+/* &kevent_storage.data of a wake-up that carried no poll mask. */
+#define KEVENT_FILE_NOKEY	ULONG_MAX
 
+/**
+ * struct kevent_file - a file watched as one type
+ * @st: the storage the kevents attach to
+ * @node: on @file->f_kevent, under @file->f_lock, while hooked
+ * @file: the file, not pinned; NULL once unhooked; @mtx
+ * @type: KEVENT_POLL or KEVENT_SOCKET
+ * @stale: a wait queue went away (POLLFREE): no new kevents attach
+ * @ref: see "Lifetimes" above
+ * @users: kevents attached by ->enqueue, not yet dequeued; @mtx
+ * @mtx: serialises hooking, unhooking and @users
+ * @ops: the storage's file check, event mapping and readiness
+ * @pt: the poll table that registers the wait entries
+ * @pwqs: the wait entries
+ * @pt_err: -ENOMEM when a wait entry could not be allocated
+ */
 struct kevent_file {
 	struct kevent_storage		st;
-	struct hlist_node		hnode;
+	struct hlist_node		node;
 	struct file			*file;
 	u32				type;
+	bool				stale;
+	refcount_t			ref;
 	unsigned int			users;
+	struct mutex			mtx;
 	const struct kevent_file_ops	*ops;
 	poll_table			pt;
 	struct list_head		pwqs;
 	int				pt_err;
-	struct work_struct		work;
 };
 
 /* One wait entry on one of the file's wait queues. */
@@ -75,12 +113,10 @@ struct kevent_pwq {
 	struct list_head	link;
 };
 
-static DEFINE_MUTEX(kevent_files_mutex);
-static DEFINE_HASHTABLE(kevent_files, KEVENT_FILE_HASH_BITS);
-
-static unsigned long kevent_file_key(struct file *file, u32 type)
+static void kevent_file_put(struct kevent_file *kf)
 {
-	return (unsigned long)file ^ type;
+	if (refcount_dec_and_test(&kf->ref))
+		kfree(kf);
 }
 
 /* Pass @mask to the origin's kevents.  Atomic context. */
@@ -95,28 +131,25 @@ static void kevent_file_notify(struct kevent_file *kf, __poll_t mask)
 					  (__force unsigned long)mask);
 }
 
-static void kevent_file_work(struct work_struct *work)
-{
-	struct kevent_file *kf = container_of(work, struct kevent_file, work);
-
-	kevent_file_notify(kf, vfs_poll(kf->file, NULL));
-}
-
 static int kevent_file_wake(wait_queue_entry_t *wait, unsigned int mode,
 			    int sync, void *key)
 {
 	struct kevent_pwq *pwq = container_of(wait, struct kevent_pwq, wait);
+	struct kevent_file *kf = pwq->kf;
 	__poll_t mask = key_to_poll(key);
 
 	if (!mask) {
-		queue_work(system_wq, &pwq->kf->work);
+		/* No key: every kevent is re-checked where it is collected. */
+		kevent_storage_ready_data(&kf->st, KEVENT_MASK_ALL,
+					  KEVENT_FILE_NOKEY);
 		return 0;
 	}
-	kevent_file_notify(pwq->kf, mask & ~POLLFREE);
+	kevent_file_notify(kf, mask & ~POLLFREE);
 	if (mask & POLLFREE) {
 		/* The head is being freed (its hang-up is passed on above). */
+		WRITE_ONCE(kf->stale, true);
 		list_del_init(&wait->entry);
-		/* Pairs with the acquire in kevent_file_destroy(). */
+		/* Pairs with the acquire in kevent_file_unhook_waits(). */
 		smp_store_release(&pwq->whead, NULL);
 	}
 	return 0;
@@ -140,13 +173,11 @@ static void kevent_file_queue_proc(struct file *file, wait_queue_head_t *whead,
 	add_wait_queue(whead, &pwq->wait);
 }
 
-/* Called with kevent_files_mutex held and no kevent attached. */
-static void kevent_file_destroy(struct kevent_file *kf)
+/* Remove the wait entries; the file is alive.  No wake-up runs after. */
+static void kevent_file_unhook_waits(struct kevent_file *kf)
 {
 	struct kevent_pwq *pwq, *n;
 
-	lockdep_assert_held(&kevent_files_mutex);
-	hash_del(&kf->hnode);
 	list_for_each_entry_safe(pwq, n, &kf->pwqs, link) {
 		wait_queue_head_t *whead;
 
@@ -160,43 +191,108 @@ static void kevent_file_destroy(struct kevent_file *kf)
 		list_del(&pwq->link);
 		kfree(pwq);
 	}
-	/* No wake-up and no kevent can queue the work any more. */
-	cancel_work_sync(&kf->work);
-	fput(kf->file);
-	kfree(kf);
 }
 
-static struct kevent_file *kevent_file_get(struct file *file, u32 type,
-					   const struct kevent_file_ops *ops)
+/*
+ * Unhook a hooked origin from its file: no wake-up reaches it any more and
+ * the file forgets it.  Called with kf->mtx held and kf->file set.
+ */
+static void kevent_file_unhook(struct kevent_file *kf)
 {
-	unsigned long key = kevent_file_key(file, type);
-	struct kevent_file *kf;
+	struct file *file = kf->file;
 
-	lockdep_assert_held(&kevent_files_mutex);
-	hash_for_each_possible(kevent_files, kf, hnode, key)
-		if (kf->file == file && kf->type == type)
-			return kf;
+	lockdep_assert_held(&kf->mtx);
+	kevent_file_unhook_waits(kf);
+	spin_lock(&file->f_lock);
+	hlist_del_init(&kf->node);
+	spin_unlock(&file->f_lock);
+	WRITE_ONCE(kf->file, NULL);
+	/* The list's reference; the caller holds another. */
+	refcount_dec(&kf->ref);
+}
+
+/* A new origin for @file (held by the caller), hooked, not yet listed. */
+static struct kevent_file *kevent_file_create(struct file *file, u32 type,
+					      const struct kevent_file_ops *ops)
+{
+	struct kevent_file *kf;
 
 	kf = kzalloc(sizeof(*kf), KEVENT_GFP);
 	if (!kf)
 		return ERR_PTR(-ENOMEM);
 	kevent_storage_init(file, &kf->st);
-	kf->file = get_file(file);
+	INIT_HLIST_NODE(&kf->node);
+	kf->file = file;
 	kf->type = type;
+	refcount_set(&kf->ref, 1);
+	mutex_init(&kf->mtx);
 	kf->ops = ops;
 	INIT_LIST_HEAD(&kf->pwqs);
-	INIT_WORK(&kf->work, kevent_file_work);
-	hash_add(kevent_files, &kf->hnode, key);
 
 	init_poll_funcptr(&kf->pt, kevent_file_queue_proc);
 	vfs_poll(file, &kf->pt);
 	if (kf->pt_err) {
 		int err = kf->pt_err;
 
-		kevent_file_destroy(kf);
+		kevent_file_unhook_waits(kf);
+		kfree(kf);
 		return ERR_PTR(err);
 	}
 	return kf;
+}
+
+/* The live origin of (@file, @type), with a reference, or NULL. */
+static struct kevent_file *kevent_file_find(struct file *file, u32 type)
+{
+	struct kevent_file *kf;
+
+	lockdep_assert_held(&file->f_lock);
+	hlist_for_each_entry(kf, &file->f_kevent, node)
+		if (kf->type == type && !READ_ONCE(kf->stale)) {
+			refcount_inc(&kf->ref);
+			return kf;
+		}
+	return NULL;
+}
+
+/*
+ * The origin of (@file, @type), created when there is none, returned with
+ * a reference and kf->mtx held, hooked.  The caller holds @file.
+ */
+static struct kevent_file *kevent_file_get(struct file *file, u32 type,
+					   const struct kevent_file_ops *ops)
+{
+	struct kevent_file *kf, *new = NULL;
+
+	for (;;) {
+		spin_lock(&file->f_lock);
+		kf = kevent_file_find(file, type);
+		if (!kf && new) {
+			hlist_add_head(&new->node, &file->f_kevent);
+			kf = new;
+			refcount_inc(&kf->ref);
+			new = NULL;
+		}
+		spin_unlock(&file->f_lock);
+		if (new) {
+			/* Another ADD listed an origin first: use that one. */
+			kevent_file_unhook_waits(new);
+			kfree(new);
+			new = NULL;
+		}
+		if (kf) {
+			mutex_lock(&kf->mtx);
+			if (kf->file)
+				return kf;
+			/* Its last kevent unhooked it meanwhile. */
+			mutex_unlock(&kf->mtx);
+			kevent_file_put(kf);
+			continue;
+		}
+		new = kevent_file_create(file, type, ops);
+		if (IS_ERR(new))
+			return new;
+	}
 }
 
 /**
@@ -204,18 +300,19 @@ static struct kevent_file *kevent_file_get(struct file *file, u32 type,
  * @k: the kevent (type KEVENT_POLL or KEVENT_SOCKET); id.raw[0] is the fd
  * @ops: the storage's file check, event mapping and readiness
  *
- * @k pins the file until kevent_file_dequeue().  Once @k is attached, the
- * file's ->poll says whether it is ready at once (the core then detaches
- * it) or already broken (detached here: the entry fails with the error).
+ * The file is not pinned.  Once @k is attached, the file's ->poll says
+ * whether it is ready at once or already broken; the core then reports it
+ * from kevent_ctl() and detaches it.
  *
- * Return: 0 attached, 1 ready at once; -EBADF for an fd that is not open,
- * -EPERM for a file without ->poll, -EINVAL for a kevent queue, the check's
- * or ->ready's error, or -ENOMEM.
+ * Return: 0 attached, 1 answered at once (ready or broken); -EBADF for an
+ * fd that is not open, -EPERM for a file without ->poll, -EINVAL for a
+ * kevent queue or an epoll instance, the check's error, or -ENOMEM.
  */
 int kevent_file_enqueue(struct kevent *k, const struct kevent_file_ops *ops)
 {
 	struct kevent_file *kf;
 	struct file *file;
+	__poll_t mask;
 	int err;
 
 	file = fget(k->event.id.raw[0]);
@@ -223,61 +320,61 @@ int kevent_file_enqueue(struct kevent *k, const struct kevent_file_ops *ops)
 		return -EBADF;
 	err = -EPERM;
 	if (!file_can_poll(file))
-		goto out_fput;
-	/* A queue watching a queue would wake itself under its own lock. */
+		goto out;
+	/* Their wake-ups could come back into this queue. */
 	err = -EINVAL;
-	if (is_kevent_file(file))
-		goto out_fput;
+	if (is_kevent_file(file) || file_is_epoll(file))
+		goto out;
 	if (ops->check) {
 		err = ops->check(file);
 		if (err)
-			goto out_fput;
+			goto out;
 	}
 
-	mutex_lock(&kevent_files_mutex);
 	kf = kevent_file_get(file, k->event.type, ops);
 	if (IS_ERR(kf)) {
-		mutex_unlock(&kevent_files_mutex);
 		err = PTR_ERR(kf);
-		goto out_fput;
+		goto out;
 	}
-	kf->users++;
-	k->priv = kf;
-	kevent_storage_enqueue(&kf->st, k);
-	mutex_unlock(&kevent_files_mutex);
+	/* Not dead: its file is alive, held here. */
+	err = kevent_storage_enqueue(&kf->st, k);
+	if (!err) {
+		kf->users++;
+		k->priv = kf;
+	}
+	mutex_unlock(&kf->mtx);
+	if (err) {
+		kevent_file_put(kf);
+		goto out;
+	}
 
 	/* Attached first, so a wake-up from now on is not missed. */
-	err = ops->ready(k, file, vfs_poll(file, NULL));
-	if (err < 0) {
-		err = (s32)k->event.ret_data[1];
-		kevent_file_dequeue(k);
-	}
-	return err;
-
-out_fput:
+	mask = vfs_poll(file, NULL);
+	err = kevent_storage_check(&kf->st, k, KEVENT_MASK_ALL,
+				   (__force unsigned long)mask) ? 1 : 0;
+out:
 	fput(file);
 	return err;
 }
 
 /**
- * kevent_file_dequeue() - detach a kevent and unpin its file
+ * kevent_file_dequeue() - the ->dequeue of a file storage
  * @k: the kevent
  *
- * The origin goes with its last kevent.  May sleep.
+ * The origin is unhooked with its last kevent.  May sleep.
  *
  * Return: 0.
  */
 int kevent_file_dequeue(struct kevent *k)
 {
 	struct kevent_file *kf = k->priv;
-	struct file *file = kf->file;
 
-	mutex_lock(&kevent_files_mutex);
 	kevent_storage_dequeue(&kf->st, k);
-	if (!--kf->users)
-		kevent_file_destroy(kf);
-	mutex_unlock(&kevent_files_mutex);
-	fput(file);
+	mutex_lock(&kf->mtx);
+	if (!--kf->users && kf->file)
+		kevent_file_unhook(kf);
+	mutex_unlock(&kf->mtx);
+	kevent_file_put(kf);
 	return 0;
 }
 
@@ -285,20 +382,82 @@ int kevent_file_dequeue(struct kevent *k)
  * kevent_file_callback() - the ->callback of a file storage
  * @k: a kevent attached to its origin; called under the storage lock
  *
- * During a notification, the storage's ->ready judges the wake-up's mask.
- * For the core's re-check after MODIFY (no notification in progress),
- * ->poll runs from the origin's work item instead, and the mask it
- * returns is passed to every kevent of the origin, as a wake-up would be.
+ * A notification with a poll mask is judged by the storage's ->ready.
+ * One without (a key-less wake-up, MODIFY's re-check) cannot call ->poll
+ * here: the kevent is queued for kevent_file_deliver() to look.
  *
- * Return: as ->ready; 0 for a re-check.
+ * Return: as ->ready, or KEVENT_RECHECK.
  */
 int kevent_file_callback(struct kevent *k)
 {
 	struct kevent_file *kf = k->priv;
 
-	if (!kf->st.event) {
-		queue_work(system_wq, &kf->work);
-		return 0;
-	}
+	if (!kf->st.event || kf->st.data == KEVENT_FILE_NOKEY)
+		return KEVENT_RECHECK;
 	return kf->ops->ready(k, kf->file, (__force __poll_t)kf->st.data);
+}
+
+/**
+ * kevent_file_deliver() - the ->deliver of a file storage
+ * @k: a kevent taken off the ready list, under its queue's ctl_mutex
+ *
+ * A kevent queued for a re-check is judged now, by ->poll in the
+ * collecting task, for it alone.
+ *
+ * Return: 1 to deliver, 0 when it is not ready (or its file is closing:
+ * the release breaks and queues it).
+ */
+int kevent_file_deliver(struct kevent *k)
+{
+	struct kevent_file *kf = k->priv;
+	struct file *file;
+	__poll_t mask;
+	int ret;
+
+	if (!kevent_take_recheck(k))
+		return 1;
+	mutex_lock(&kf->mtx);
+	file = kf->file;
+	/* Alive while listed; its count is 0 once its release has begun. */
+	if (file && !atomic_long_inc_not_zero(&file->f_count))
+		file = NULL;
+	mutex_unlock(&kf->mtx);
+	if (!file)
+		return 0;
+	mask = vfs_poll(file, NULL);
+	ret = kevent_storage_check(&kf->st, k, KEVENT_MASK_ALL,
+				   (__force unsigned long)mask);
+	fput(file);
+	return ret != 0;
+}
+
+/**
+ * kevent_file_release_file() - a watched file's last reference is gone
+ * @file: the file, in __fput()
+ *
+ * Every origin of @file is unhooked and its kevents are broken
+ * (BROKEN|DONE, ret_data[1] = -EBADF) and queued; they are removed as
+ * usual (delivery, REMOVE, close).
+ */
+void kevent_file_release_file(struct file *file)
+{
+	struct kevent_file *kf;
+
+	for (;;) {
+		spin_lock(&file->f_lock);
+		kf = hlist_entry_safe(file->f_kevent.first, struct kevent_file,
+				      node);
+		if (kf)
+			refcount_inc(&kf->ref);
+		spin_unlock(&file->f_lock);
+		if (!kf)
+			break;
+		mutex_lock(&kf->mtx);
+		if (kf->file) {
+			kevent_file_unhook(kf);
+			kevent_storage_fini(&kf->st, -EBADF);
+		}
+		mutex_unlock(&kf->mtx);
+		kevent_file_put(kf);
+	}
 }

@@ -25,5 +25,6 @@ struct kevent_file_ops {
 int kevent_file_enqueue(struct kevent *k, const struct kevent_file_ops *ops);
 int kevent_file_dequeue(struct kevent *k);
 int kevent_file_callback(struct kevent *k);
+int kevent_file_deliver(struct kevent *k);
 
 #endif /* _KEVENT_FILE_H */

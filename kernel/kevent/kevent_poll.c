@@ -3,10 +3,11 @@
  * kevent: the poll storage (KEVENT_POLL).
  *
  * id.raw[0] is an fd of any file with ->poll (pipe, eventfd, socket,
- * tty...); the event bits are the POLL* values.  The file is pinned from
- * ADD to removal (kevent_file.c).  ret_data[0] is the ready mask: the
- * bits of interest that wake-ups reported since the kevent was last
- * delivered.  POLLERR and POLLHUP are reported whether they were asked for
+ * tty...; not a kevent queue nor an epoll instance); the event bits are
+ * the POLL* values, at least one of them.  The file is not pinned: its
+ * last close breaks the kevent (kevent_file.c).  ret_data[0] is the ready
+ * mask: the bits of interest that wake-ups reported since the kevent was
+ * last delivered.  POLLERR and POLLHUP are reported whether they were asked for
  * or not, as epoll does.  A kevent ready at ADD (data already in the pipe)
  * is answered by kevent_ctl() with its mask and not kept, as for every
  * storage.
@@ -17,6 +18,12 @@
 #include <linux/poll.h>
 #include <linux/kevent.h>
 #include "kevent_file.h"
+
+/* What a file can report: the event bits a POLL kevent may ask for. */
+#define KEVENT_POLL_EVENTS						\
+	((__force u32)(EPOLLIN | EPOLLPRI | EPOLLOUT | EPOLLERR | EPOLLHUP |	\
+		       EPOLLRDNORM | EPOLLRDBAND | EPOLLWRNORM |		\
+		       EPOLLWRBAND | EPOLLMSG | EPOLLRDHUP))
 
 static u32 kevent_poll_event(__poll_t mask)
 {
@@ -51,6 +58,8 @@ static int __init kevent_init_poll(void)
 		.callback	= kevent_file_callback,
 		.enqueue	= kevent_poll_enqueue,
 		.dequeue	= kevent_file_dequeue,
+		.deliver	= kevent_file_deliver,
+		.events		= KEVENT_POLL_EVENTS,
 	};
 
 	return kevent_add_callbacks(&pc, KEVENT_POLL);

@@ -80,6 +80,9 @@ static int __init kevent_init_socket(void)
 		.callback	= kevent_file_callback,
 		.enqueue	= kevent_socket_enqueue,
 		.dequeue	= kevent_file_dequeue,
+		.deliver	= kevent_file_deliver,
+		.events		= KEVENT_SOCKET_RECV | KEVENT_SOCKET_ACCEPT |
+				  KEVENT_SOCKET_SEND,
 	};
 
 	return kevent_add_callbacks(&sc, KEVENT_SOCKET);

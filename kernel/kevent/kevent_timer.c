@@ -4,10 +4,19 @@
  *
  * Each timer kevent owns a CLOCK_MONOTONIC hrtimer and a storage whose
  * origin is that timer.  id.raw[0] is the period's seconds, id.raw[1] its
- * nanoseconds (a zero period is -EINVAL).  The hrtimer is periodic; a
- * ONESHOT kevent leaves the storage at its first expiration (the core does
- * that) and the timer then stops.  ret_data[0] is the number of expirations
- * since the kevent was last delivered.
+ * nanoseconds (a zero period is -EINVAL); the event bits must include
+ * KEVENT_TIMER_FIRED (the core refuses others: such a timer could never be
+ * delivered).  Periodic unless ONESHOT.  ret_data[0] is the number of
+ * expirations since the kevent was last delivered, saturating at U32_MAX.
+ *
+ * As timerfd does, the hrtimer is not re-armed while an expiration waits
+ * undelivered: the timer function counts one expiration, reports it and
+ * stops.  Delivery (->deliver, in the collecting task) forwards the timer
+ * past now, counts the periods missed meanwhile and re-arms it, so a tiny
+ * period costs one interrupt per delivery, never a flood.  The hrtimer is
+ * armed exactly while @expired is 0 (a ONESHOT timer that fired stays
+ * stopped).  MODIFY keeps the pending count: a fired ONESHOT timer
+ * modified to periodic is delivered with its count, then re-armed.
  *
  * The timer function runs in hard interrupt context and only calls
  * kevent_storage_ready(); removal cancels the hrtimer (waiting for a running
@@ -20,44 +29,66 @@
 #include <linux/init.h>
 #include <linux/kevent.h>
 
+/**
+ * struct kevent_timer - the origin of one timer kevent
+ * @timer: the hrtimer, armed while @expired is 0
+ * @st: the storage, with the one kevent
+ * @period: the period
+ * @expired: expirations not yet delivered; @st.lock
+ */
 struct kevent_timer {
 	struct hrtimer		timer;
 	struct kevent_storage	st;
 	ktime_t			period;
-	u64			expired;	/* since the last callback */
+	u64			expired;
 };
 
 static enum hrtimer_restart kevent_timer_func(struct hrtimer *timer)
 {
 	struct kevent_timer *t = container_of(timer, struct kevent_timer, timer);
-	enum hrtimer_restart ret = HRTIMER_RESTART;
 	unsigned long flags;
 
-	/* Several periods may have passed if the timer ran late. */
 	spin_lock_irqsave(&t->st.lock, flags);
-	t->expired += hrtimer_forward_now(timer, t->period);
+	t->expired++;
 	spin_unlock_irqrestore(&t->st.lock, flags);
 
 	kevent_storage_ready(&t->st, NULL, KEVENT_TIMER_FIRED);
-
-	spin_lock_irqsave(&t->st.lock, flags);
-	if (list_empty(&t->st.list))
-		ret = HRTIMER_NORESTART;
-	spin_unlock_irqrestore(&t->st.lock, flags);
-	return ret;
+	/* Re-armed by delivery. */
+	return HRTIMER_NORESTART;
 }
 
-/* Called under the storage lock: move the expirations into the kevent. */
+/* Under the storage lock: ready while an expiration waits. */
 static int kevent_timer_callback(struct kevent *k)
 {
 	struct kevent_timer *t = k->priv;
-	u64 n = t->expired;
 
-	if (!n)
-		return 0;
+	return t->expired ? KEVENT_READY : KEVENT_NOT_READY;
+}
+
+/*
+ * In the collecting task: hand the expirations to the kevent, with the
+ * periods missed since the last one, and re-arm a periodic timer.
+ */
+static int kevent_timer_deliver(struct kevent *k)
+{
+	struct kevent_timer *t = k->priv;
+	unsigned long flags;
+	u64 n;
+
+	spin_lock_irqsave(&t->st.lock, flags);
+	n = t->expired;
 	t->expired = 0;
+	spin_lock(&k->ulock);
+	if (n && !(k->event.req_flags & KEVENT_REQ_ONESHOT) &&
+	    !hrtimer_is_queued(&t->timer)) {
+		/* The first of the forwarded periods is the one counted. */
+		n += hrtimer_forward_now(&t->timer, t->period) - 1;
+		hrtimer_start_expires(&t->timer, HRTIMER_MODE_ABS);
+	}
 	n += k->event.ret_data[0];
 	k->event.ret_data[0] = min_t(u64, n, U32_MAX);
+	spin_unlock(&k->ulock);
+	spin_unlock_irqrestore(&t->st.lock, flags);
 	return 1;
 }
 
@@ -65,6 +96,7 @@ static int kevent_timer_enqueue(struct kevent *k)
 {
 	struct kevent_timer *t;
 	ktime_t period;
+	int err;
 
 	if (k->event.id.raw[1] >= NSEC_PER_SEC)
 		return -EINVAL;
@@ -81,7 +113,11 @@ static int kevent_timer_enqueue(struct kevent *k)
 	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	t->timer.function = kevent_timer_func;
 	k->priv = t;
-	kevent_storage_enqueue(&t->st, k);
+	err = kevent_storage_enqueue(&t->st, k);
+	if (err) {
+		kfree(t);
+		return err;
+	}
 	hrtimer_start(&t->timer, period, HRTIMER_MODE_REL);
 	return 0;
 }
@@ -96,12 +132,32 @@ static int kevent_timer_dequeue(struct kevent *k)
 	return 0;
 }
 
+#if IS_ENABLED(CONFIG_KEVENT_KUNIT_TEST)
+/**
+ * kevent_timer_armed() - whether a timer kevent's hrtimer is armed
+ * @k: a kevent of type KEVENT_TIMER, in its queue
+ *
+ * For the KUnit suites, which check that no expiration re-arms the timer
+ * before delivery.
+ *
+ * Return: true while the hrtimer is queued.
+ */
+bool kevent_timer_armed(struct kevent *k)
+{
+	struct kevent_timer *t = k->priv;
+
+	return hrtimer_is_queued(&t->timer);
+}
+#endif
+
 static int __init kevent_init_timer(void)
 {
 	static const struct kevent_callbacks tc = {
 		.callback	= kevent_timer_callback,
 		.enqueue	= kevent_timer_enqueue,
 		.dequeue	= kevent_timer_dequeue,
+		.deliver	= kevent_timer_deliver,
+		.events		= KEVENT_TIMER_FIRED,
 	};
 
 	return kevent_add_callbacks(&tc, KEVENT_TIMER);

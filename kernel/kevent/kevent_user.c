@@ -3,7 +3,8 @@
  * kevent: the queue, its control operations, delivery and the syscalls.
  *
  * 2006 Copyright (c) Evgeniy Polyakov <johnpol@2ka.mipt.ru>
- * Forward-ported to Linux 6.12 with the seed's bugs fixed (see SPEC.md).
+ * Forward-ported to Linux 6.12 with the seed's bugs fixed and hardened
+ * against hostile callers (see the README's "kevent in this project").
  *
  * Objects
  * -------
@@ -13,20 +14,28 @@
  * kevents; kevent_get_events() copies ready kevents to a user buffer;
  * kevent_ring_init() registers a user ring that kevent_wait() fills.
  *
- * Delivery takes a kevent off the ready list with a reference, snapshots
- * its ukevent under its ulock (clearing the results of ET kevents and the
- * result data of all), and copies the snapshot with no lock held.  If the
- * copy faults, the snapshot's results go back and the kevent goes back to
- * the head of the ready list: it is not lost.  Otherwise a ONESHOT kevent
- * is removed.
+ * Delivery works in batches of at most KEVENT_DELIVER_BATCH kevents.
+ * Under ctl_mutex it takes each kevent off the ready list with a
+ * reference, lets its storage bring it up to date (->deliver: a timer's
+ * missed periods, a file's re-check; a kevent found not ready is dropped
+ * there), and snapshots its ukevent under its ulock (clearing the results
+ * of ET kevents and the result data of all).  Then it copies the
+ * snapshots with ctl_mutex dropped (kevent_get_events()) or under
+ * ring_lock (kevent_wait(), which also writes ring_kidx).  A snapshot that
+ * could not be copied goes back: its results are restored and its kevent
+ * returns to the head of the ready list, so no event is lost to a fault.
+ * A delivered ONESHOT or broken kevent is then removed: neither can be
+ * reported again.
  *
  * Locking
  * -------
  * The lock order is written once, at the top of kevent.c:
  * ring_lock -> ctl_mutex -> st->lock -> k->ulock -> ready_lock -> wait.lock.
  * Here: the tree and kevent_num are changed only under ctl_mutex; storage
- * ->enqueue/->dequeue run under ctl_mutex (never under a spinlock); the
- * ring's fields are under ring_lock.
+ * ->enqueue/->dequeue/->deliver run under ctl_mutex (never under a
+ * spinlock); the ring's fields are under ring_lock.  Every wait for the
+ * two mutexes and for events is killable, and the loops whose length the
+ * caller chooses (ctl entries, delivery, teardown) reschedule.
  */
 
 #include <linux/kernel.h>
@@ -50,6 +59,7 @@
 #include <linux/memblock.h>
 #include <linux/overflow.h>
 #include <linux/anon_inodes.h>
+#include <linux/seq_file.h>
 #include <linux/kevent.h>
 
 static struct kmem_cache *kevent_cache __ro_after_init;
@@ -63,19 +73,6 @@ unsigned long kevent_max_user_kevents __read_mostly;
 
 /* The largest entry buffer kevent_ctl() allocated: bounded, whatever num. */
 size_t kevent_ctl_alloc_peak;
-
-/* Per-queue counters; printed at close with CONFIG_KEVENT_USER_STAT. */
-static void kevent_stat_print(struct kevent_user *u)
-{
-	if (IS_ENABLED(CONFIG_KEVENT_USER_STAT))
-		pr_info("kevent: queue %p: wait %lu, ring %lu, immediately %lu, total %lu\n",
-			u, u->wait_num, u->ring_num, u->im_num, u->total);
-}
-
-static void kevent_get(struct kevent *k)
-{
-	refcount_inc(&k->refcnt);
-}
 
 static void kevent_put(struct kevent *k)
 {
@@ -169,36 +166,28 @@ static int kevent_tree_insert(struct kevent_user *u, struct kevent *new)
 	rb_link_node(&new->kevent_node, parent, p);
 	rb_insert_color(&new->kevent_node, &u->kevent_root);
 	new->in_tree = true;
-	u->kevent_num++;
+	WRITE_ONCE(u->kevent_num, u->kevent_num + 1);
 	return 0;
 }
 
 /*
- * Remove @k: out of the tree, off its storage (->dequeue when @deq), off
- * the ready list for good, uncharged, and the tree's reference dropped.
+ * Remove @k: out of the tree, off its storage (->dequeue when @deq: the
+ * storage attached it), off the ready list for good, uncharged, and the
+ * tree's reference dropped.
  */
 static void kevent_remove(struct kevent *k, bool deq)
 {
 	struct kevent_user *u = k->user;
-	unsigned long flags;
 
 	lockdep_assert_held(&u->ctl_mutex);
 
 	rb_erase(&k->kevent_node, &u->kevent_root);
 	k->in_tree = false;
-	u->kevent_num--;
+	WRITE_ONCE(u->kevent_num, u->kevent_num - 1);
 
 	if (deq)
 		kevent_dequeue(k);
-
-	spin_lock_irqsave(&u->ready_lock, flags);
-	k->dead = true;
-	if (k->on_ready) {
-		list_del_init(&k->ready_entry);
-		k->on_ready = false;
-		u->ready_num--;
-	}
-	spin_unlock_irqrestore(&u->ready_lock, flags);
+	kevent_ready_kill(k);
 
 	atomic_long_dec(&u->owner->kevents);
 	kevent_put(k);
@@ -213,11 +202,12 @@ void kevent_user_destroy(struct kevent_user *u)
 	struct rb_node *n;
 
 	mutex_lock(&u->ctl_mutex);
-	while ((n = rb_first(&u->kevent_root)))
+	while ((n = rb_first(&u->kevent_root))) {
 		kevent_remove(rb_entry(n, struct kevent, kevent_node), true);
+		cond_resched();
+	}
 	mutex_unlock(&u->ctl_mutex);
 
-	kevent_stat_print(u);
 	free_uid(u->owner);
 	kfree(u);
 }
@@ -228,8 +218,9 @@ void kevent_user_destroy(struct kevent_user *u)
  * @u: the queue
  *
  * Return: 0 when the kevent is queued; >0 when it was ready at once (it is
- * reported in @uk with KEVENT_RET_DONE and not kept); <0 on error (@uk has
- * KEVENT_RET_BROKEN|KEVENT_RET_DONE and ret_data[1] = the error).
+ * reported in @uk with KEVENT_RET_DONE and not kept); <0 on error, or when
+ * it was broken at once (@uk has KEVENT_RET_BROKEN|KEVENT_RET_DONE and
+ * ret_data[1] = the error).
  */
 int kevent_user_add_ukevent(struct ukevent *uk, struct kevent_user *u)
 {
@@ -265,21 +256,25 @@ int kevent_user_add_ukevent(struct ukevent *uk, struct kevent_user *u)
 		kmem_cache_free(kevent_cache, k);
 		goto err_out;
 	}
-	u->total++;
+	atomic_long_inc(&u->total);
 
 	err = kevent_enqueue(k);
 	if (!err)
 		return 0;
+	if (err < 0) {
+		kevent_remove(k, false);
+		goto err_out;
+	}
 
+	/* Answered at once: the storage attached it, so detach it again. */
 	spin_lock_irq(&k->ulock);
 	*uk = k->event;
 	spin_unlock_irq(&k->ulock);
-	/* Ready at once: the storage attached it, so detach it again. */
-	kevent_remove(k, err > 0);
-	if (err > 0) {
-		uk->ret_flags |= KEVENT_RET_DONE;
-		return err;
-	}
+	kevent_remove(k, true);
+	uk->ret_flags |= KEVENT_RET_DONE;
+	if (!(uk->ret_flags & KEVENT_RET_BROKEN))
+		return 1;
+	return (s32)uk->ret_data[1] < 0 ? (s32)uk->ret_data[1] : -EIO;
 err_out:
 	uk->ret_flags |= KEVENT_RET_BROKEN | KEVENT_RET_DONE;
 	uk->ret_data[1] = err;
@@ -311,51 +306,41 @@ int kevent_user_remove_ukevent(struct ukevent *uk, struct kevent_user *u)
  * @uk: the request
  * @u: the queue
  *
- * The kevent's results are cleared and its readiness is checked again.
+ * The kevent's results are cleared, it leaves the ready list, it is
+ * attached to its origin again if it had left it, and its readiness is
+ * checked anew (kevent_modify()).  When its origin is gone (a watched
+ * file's last close broke it) the kevent is removed.
  *
- * Return: 0, or -ENOENT when no kevent matches.
+ * Return: 0; -ENOENT when no kevent matches; -EINVAL for event bits the
+ * storage cannot report (nothing changes); -EBADF when the origin is gone
+ * (the kevent was removed).
  */
 int kevent_user_modify_ukevent(struct ukevent *uk, struct kevent_user *u)
 {
-	struct kevent_storage *st;
 	struct kevent *k;
-	unsigned long flags;
+	int err;
 
 	lockdep_assert_held(&u->ctl_mutex);
 
 	k = kevent_search(uk, u);
 	if (!k)
 		return -ENOENT;
-
-	/*
-	 * Event bits are read by notifications under the storage lock; the
-	 * event lock is taken from hard interrupts (timers), so interrupts
-	 * are off even for an event that has no storage any more.
-	 */
-	st = READ_ONCE(k->st);
-	local_irq_save(flags);
-	if (st)
-		spin_lock(&st->lock);
-	spin_lock(&k->ulock);
-	k->event.event = uk->event;
-	k->event.req_flags = uk->req_flags;
-	k->event.ret_flags = 0;
-	spin_unlock(&k->ulock);
-	if (st)
-		spin_unlock(&st->lock);
-	local_irq_restore(flags);
-
-	kevent_requeue(k);
-	return 0;
+	if (!(uk->event & k->callbacks.events))
+		return -EINVAL;
+	err = kevent_modify(k, uk->event, uk->req_flags);
+	if (err)
+		kevent_remove(k, true);
+	return err;
 }
 
 /*
  * kevent_ctl(): entries are read in chunks of at most KEVENT_CTL_CHUNK, so
- * no allocation grows with @num.  ADD writes the ready and failed entries,
- * compacted, to the start of @arg (the write index never passes the read
- * index) and returns their number; REMOVE and MODIFY answer every entry in
- * place and return 0.  A copy that faults stops the call with -EFAULT;
- * entries processed before it keep their effect.
+ * no allocation grows with @num, and each chunk is copied in and out with
+ * no lock held.  ADD writes the ready and failed entries, compacted, to
+ * the start of @arg (the write index never passes the read index) and
+ * returns their number; REMOVE and MODIFY answer every entry in place and
+ * return 0.  A copy that faults stops the call with -EFAULT, a fatal
+ * signal with -EINTR; entries processed before keep their effect.
  */
 static int kevent_ctl_chunk(struct kevent_user *u, unsigned int cmd,
 			    struct ukevent *ukev, unsigned int n)
@@ -377,7 +362,7 @@ static int kevent_ctl_chunk(struct kevent_user *u, unsigned int cmd,
 				err = kevent_user_add_ukevent(uk, u);
 			}
 			if (err) {
-				u->im_num++;
+				atomic_long_inc(&u->im_num);
 				ukev[rnum++] = *uk;
 			}
 			break;
@@ -409,7 +394,8 @@ static int kevent_ctl_chunk(struct kevent_user *u, unsigned int cmd,
  * @arg: the entries, answered in place
  *
  * Return: for ADD the number of entries written back, for REMOVE and
- * MODIFY 0; -EINVAL for an unknown @cmd, -EFAULT when @arg faults.
+ * MODIFY 0; -EINVAL for an unknown @cmd, -EFAULT when @arg faults, -EINTR
+ * on a fatal signal.
  */
 int kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
 		    struct ukevent __user *arg)
@@ -440,7 +426,6 @@ int kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
 		}
 	}
 
-	mutex_lock(&u->ctl_mutex);
 	while (done < num) {
 		unsigned int n = min(chunk, num - done), r;
 
@@ -448,7 +433,12 @@ int kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
 			ret = -EFAULT;
 			break;
 		}
+		if (mutex_lock_killable(&u->ctl_mutex)) {
+			ret = -EINTR;
+			break;
+		}
 		r = kevent_ctl_chunk(u, cmd, ukev, n);
+		mutex_unlock(&u->ctl_mutex);
 		if (cmd != KEVENT_CTL_ADD)
 			out = arg + done;
 		if (r && copy_to_user(out, ukev, r * sizeof(*ukev))) {
@@ -460,38 +450,66 @@ int kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
 			ret += r;
 		}
 		done += n;
+		if (done < num) {
+			if (fatal_signal_pending(current)) {
+				ret = -EINTR;
+				break;
+			}
+			cond_resched();
+		}
 	}
-	mutex_unlock(&u->ctl_mutex);
 
 	if (ukev != onstack)
 		kfree(ukev);
 	return ret;
 }
 
-/*
- * Take the first ready kevent, with a reference, or NULL.
- */
-static struct kevent *kevent_take_ready(struct kevent_user *u)
-{
-	struct kevent *k;
-	unsigned long flags;
+/* Ready kevents taken for one copy, with their snapshots. */
+struct kevent_batch {
+	unsigned int	n;
+	struct kevent	*k[KEVENT_DELIVER_BATCH];
+	struct ukevent	uk[KEVENT_DELIVER_BATCH];
+};
 
-	spin_lock_irqsave(&u->ready_lock, flags);
-	k = list_first_entry_or_null(&u->ready_list, struct kevent, ready_entry);
-	if (k) {
-		list_del_init(&k->ready_entry);
-		k->on_ready = false;
-		u->ready_num--;
-		kevent_get(k);
+/*
+ * Take up to @max ready kevents (at most KEVENT_DELIVER_BATCH) into @b:
+ * each brought up to date by its storage and snapshotted for the copy.
+ * Returns how many, 0 when none is ready, -EINTR on a fatal signal while
+ * waiting for ctl_mutex.
+ */
+static int kevent_batch_take(struct kevent_user *u, struct kevent_batch *b,
+			     unsigned int max)
+{
+	/* Kevents found not ready by ->deliver: at most this many per batch. */
+	unsigned int tries = 2 * KEVENT_DELIVER_BATCH;
+	unsigned long flags;
+	struct kevent *k;
+
+	max = min_t(unsigned int, max, KEVENT_DELIVER_BATCH);
+	b->n = 0;
+	if (mutex_lock_killable(&u->ctl_mutex))
+		return -EINTR;
+	while (b->n < max && tries-- && (k = kevent_ready_take(u))) {
+		if (kevent_deliver(k) <= 0) {
+			kevent_put(k);
+			continue;
+		}
+		spin_lock_irqsave(&k->ulock, flags);
+		b->uk[b->n] = k->event;
+		if (k->event.req_flags & KEVENT_REQ_ET)
+			k->event.ret_flags = 0;
+		k->event.ret_data[0] = 0;
+		k->event.ret_data[1] = 0;
+		spin_unlock_irqrestore(&k->ulock, flags);
+		b->k[b->n++] = k;
 	}
-	spin_unlock_irqrestore(&u->ready_lock, flags);
-	return k;
+	mutex_unlock(&u->ctl_mutex);
+	return b->n;
 }
 
-/* The copy faulted: give the results back and requeue @k at the head. */
+/* The copy of @uk faulted: give its results back and requeue @k first. */
 static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk)
 {
-	struct kevent_user *u = k->user;
 	unsigned long flags;
 
 	spin_lock_irqsave(&k->ulock, flags);
@@ -501,53 +519,66 @@ static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk)
 		k->event.ret_data[1] = uk->ret_data[1];
 	}
 	spin_unlock_irqrestore(&k->ulock, flags);
-
-	spin_lock_irqsave(&u->ready_lock, flags);
-	if (!k->on_ready && !k->dead) {
-		list_add(&k->ready_entry, &u->ready_list);
-		k->on_ready = true;
-		u->ready_num++;
-	}
-	spin_unlock_irqrestore(&u->ready_lock, flags);
+	kevent_ready_add(k, true);
 }
 
 /*
- * Deliver the first ready kevent to @dst.  Returns 1 when one was copied,
- * 0 when none is ready, -EFAULT when the copy faulted (the kevent stays
- * ready).
+ * The first @copied snapshots of @b reached user memory: remove those that
+ * were final (ONESHOT, broken).  The others go back to the ready list, in
+ * their order.  Drops the batch's references.
  */
-static int kevent_deliver_one(struct kevent_user *u, struct ukevent __user *dst)
+static void kevent_batch_finish(struct kevent_user *u, struct kevent_batch *b,
+				unsigned int copied)
 {
-	struct ukevent uk;
-	struct kevent *k;
-	unsigned long flags;
+	bool final = false;
+	unsigned int i;
 
-	k = kevent_take_ready(u);
-	if (!k)
-		return 0;
+	for (i = b->n; i-- > copied;)
+		kevent_undo_delivery(b->k[i], &b->uk[i]);
+	for (i = 0; i < copied; i++)
+		if (b->uk[i].req_flags & KEVENT_REQ_ONESHOT ||
+		    b->uk[i].ret_flags & KEVENT_RET_BROKEN)
+			final = true;
+	/*
+	 * Killed while another caller holds ctl_mutex (in a ->poll that
+	 * sleeps): the final kevents stay in the tree, detached, until
+	 * REMOVE or close; the task is dying anyway.
+	 */
+	if (final && !mutex_lock_killable(&u->ctl_mutex)) {
+		for (i = 0; i < copied; i++) {
+			struct kevent *k = b->k[i];
 
-	spin_lock_irqsave(&k->ulock, flags);
-	uk = k->event;
-	if (k->event.req_flags & KEVENT_REQ_ET)
-		k->event.ret_flags = 0;
-	k->event.ret_data[0] = 0;
-	k->event.ret_data[1] = 0;
-	spin_unlock_irqrestore(&k->ulock, flags);
-
-	if (copy_to_user(dst, &uk, sizeof(uk))) {
-		kevent_undo_delivery(k, &uk);
-		kevent_put(k);
-		return -EFAULT;
-	}
-
-	if (uk.req_flags & KEVENT_REQ_ONESHOT) {
-		mutex_lock(&u->ctl_mutex);
-		if (k->in_tree)
-			kevent_remove(k, true);
+			if ((b->uk[i].req_flags & KEVENT_REQ_ONESHOT ||
+			     b->uk[i].ret_flags & KEVENT_RET_BROKEN) && k->in_tree)
+				kevent_remove(k, true);
+		}
 		mutex_unlock(&u->ctl_mutex);
 	}
-	kevent_put(k);
-	return 1;
+	for (i = 0; i < b->n; i++)
+		kevent_put(b->k[i]);
+}
+
+/*
+ * Deliver up to @max ready kevents to @buf.  Returns how many were
+ * copied; 0 when none was ready; -EFAULT when the first copy faulted (the
+ * kevent stays ready), -EINTR on a fatal signal.
+ */
+static long kevent_deliver_to_buf(struct kevent_user *u,
+				  struct ukevent __user *buf, unsigned int max)
+{
+	struct kevent_batch b;
+	unsigned int copied;
+	unsigned long left;
+	int n;
+
+	n = kevent_batch_take(u, &b, max);
+	if (n <= 0)
+		return n;
+	left = copy_to_user(buf, b.uk, n * sizeof(b.uk[0]));
+	copied = n - DIV_ROUND_UP(left, sizeof(b.uk[0]));
+	kevent_batch_finish(u, &b, copied);
+	atomic_long_add(copied, &u->wait_num);
+	return copied ? (long)copied : -EFAULT;
 }
 
 /*
@@ -593,8 +624,10 @@ static ktime_t kevent_deadline(u64 timeout)
  * @buf: the user buffer
  * @nonblock: never wait (O_NONBLOCK)
  *
- * A waiter woken when others took the events keeps waiting until its
- * timeout.  The ring is not touched.
+ * A waiter woken when others took the events, or whose events turned out
+ * not ready at delivery, keeps waiting until its timeout.  Every round
+ * either sleeps or takes kevents off the ready list, and a signal ends
+ * the call, so no caller spins.  The ring is not touched.
  *
  * Return: the number of kevents copied (0 at the timeout), -EINTR when a
  * signal came before any was copied, -EFAULT when the first copy faulted.
@@ -606,23 +639,26 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 	ktime_t deadline = kevent_deadline(timeout);
 	bool wait = timeout && !nonblock;
 	unsigned int num;
-	int err, ret;
+	long ret;
+	int err;
 
 	for (;;) {
 		err = wait ? kevent_wait_ready(u, min_nr, timeout, deadline) : 0;
 		if (err == -EINTR)
 			return err;
 
-		for (num = 0; num < max_nr; num++) {
-			ret = kevent_deliver_one(u, buf + num);
+		for (num = 0; num < max_nr; num += ret) {
+			ret = kevent_deliver_to_buf(u, buf + num, max_nr - num);
 			if (ret < 0 && !num)
 				return ret;
-			if (ret <= 0)
+			if (ret <= 0 || fatal_signal_pending(current))
 				break;
-			u->wait_num++;
+			cond_resched();
 		}
 		if (num || !wait || err || !min_nr)
 			return num;
+		if (signal_pending(current))
+			return -EINTR;
 	}
 }
 
@@ -632,8 +668,10 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
  * @ring: the ring, @num events after its header
  * @num: ring size
  *
- * Return: 0; -EINVAL for @num 0 or a size that overflows, -EFAULT when the
- * ring is not writable user memory, -EBUSY when the queue has a ring.
+ * Return: 0; -EINVAL for @num below 2 (kevent_wait() keeps one slot free,
+ * so a ring of one slot could never be filled) or a size that overflows,
+ * -EFAULT when the ring is not writable user memory, -EBUSY when the queue
+ * has a ring, -EINTR on a fatal signal.
  */
 long kevent_user_ring_init(struct kevent_user *u,
 			   struct kevent_ring __user *ring, unsigned int num)
@@ -641,7 +679,7 @@ long kevent_user_ring_init(struct kevent_user *u,
 	size_t size;
 	long err = 0;
 
-	if (!num)
+	if (num < 2)
 		return -EINVAL;
 	size = struct_size_t(struct kevent_ring, event, num);
 	if (size == SIZE_MAX || size > MAX_RW_COUNT)
@@ -650,7 +688,8 @@ long kevent_user_ring_init(struct kevent_user *u,
 	    fault_in_safe_writeable((const char __user *)ring, size))
 		return -EFAULT;
 
-	mutex_lock(&u->ring_lock);
+	if (mutex_lock_killable(&u->ring_lock))
+		return -EINTR;
 	if (u->pring) {
 		err = -EBUSY;
 	} else if (put_user(0, &ring->ring_kidx)) {
@@ -664,10 +703,54 @@ long kevent_user_ring_init(struct kevent_user *u,
 	return err;
 }
 
+/*
+ * Write up to @num ready kevents into the ring at u->kidx, then ring_kidx.
+ * Called with ring_lock held.  A batch whose ring_kidx cannot be written
+ * goes back to the ready list whole: the index the application reads and
+ * the entries it finds always agree.  Returns the number written, 0 when
+ * none was ready, -EFAULT when the first write faulted, -EINTR.
+ */
+static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
+{
+	struct kevent_ring __user *ring = u->pring;
+	unsigned int done = 0;
+	struct kevent_batch b;
+
+	lockdep_assert_held(&u->ring_lock);
+	while (done < num) {
+		unsigned int i, kidx = u->kidx;
+		int n = kevent_batch_take(u, &b, num - done);
+
+		if (n < 0 && !done)
+			return n;
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++) {
+			if (copy_to_user(&ring->event[kidx], &b.uk[i],
+					 sizeof(b.uk[i])))
+				break;
+			if (++kidx >= u->ring_size)
+				kidx = 0;
+		}
+		if (i && put_user(kidx, &ring->ring_kidx))
+			i = 0;
+		kevent_batch_finish(u, &b, i);
+		if (i)
+			u->kidx = kidx;
+		done += i;
+		atomic_long_add(i, &u->ring_num);
+		if (i < n)
+			return done ? (long)done : -EFAULT;
+		cond_resched();
+	}
+	return done;
+}
+
 /**
  * kevent_user_wait() - the body of kevent_wait()
  * @u: the queue
- * @num: copy at most this many kevents into the ring; below the ring size
+ * @num: copy at most this many kevents into the ring; above 0 and below
+ *       the ring size
  * @timeout: as for kevent_user_get_events()
  * @nonblock: never wait
  *
@@ -676,7 +759,7 @@ long kevent_user_ring_init(struct kevent_user *u,
  * application has not read yet are overwritten.
  *
  * Return: the number of kevents written, -EINVAL without a ring or with
- * @num not below its size, -EINTR on a signal, -EFAULT when the first
+ * @num 0 or not below its size, -EINTR on a signal, -EFAULT when the first
  * write faulted (the kevent stays ready).
  */
 long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
@@ -684,14 +767,14 @@ long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 {
 	ktime_t deadline = kevent_deadline(timeout);
 	bool wait = timeout && !nonblock;
-	struct kevent_ring __user *ring;
-	unsigned int i;
 	long ret = 0;
 	int err;
 
-	mutex_lock(&u->ring_lock);
-	ring = u->pring;
-	if (!ring || num >= u->ring_size)
+	if (!num)
+		return -EINVAL;
+	if (mutex_lock_killable(&u->ring_lock))
+		return -EINTR;
+	if (!u->pring || num >= u->ring_size)
 		ret = -EINVAL;
 	mutex_unlock(&u->ring_lock);
 	if (ret)
@@ -702,26 +785,15 @@ long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 		if (err == -EINTR)
 			return err;
 
-		mutex_lock(&u->ring_lock);
-		for (i = 0; i < num; i++) {
-			int r = kevent_deliver_one(u, &ring->event[u->kidx]);
-
-			if (r < 0 && !i)
-				ret = r;
-			if (r <= 0)
-				break;
-			if (++u->kidx >= u->ring_size)
-				u->kidx = 0;
-			u->ring_num++;
-		}
-		if (i && put_user(u->kidx, &ring->ring_kidx))
-			ret = -EFAULT;
+		if (mutex_lock_killable(&u->ring_lock))
+			return -EINTR;
+		ret = kevent_ring_fill(u, num);
 		mutex_unlock(&u->ring_lock);
 
-		if (ret < 0 && !i)
+		if (ret || !wait || err)
 			return ret;
-		if (i || !wait || err)
-			return i;
+		if (signal_pending(current))
+			return -EINTR;
 	}
 }
 
@@ -750,11 +822,37 @@ static int kevent_user_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+#ifdef CONFIG_PROC_FS
+/*
+ * /proc/PID/fdinfo/FD of a queue: its size, its ready kevents, what its
+ * owner has in all queues, and (CONFIG_KEVENT_USER_STAT) its counters.
+ * The kevents themselves are not listed: a queue may hold millions.
+ */
+static void kevent_user_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct kevent_user *u = file->private_data;
+
+	seq_printf(m, "kevents:\t%u\n", READ_ONCE(u->kevent_num));
+	seq_printf(m, "ready:\t%u\n", READ_ONCE(u->ready_num));
+	seq_printf(m, "user_kevents:\t%ld\n",
+		   atomic_long_read(&u->owner->kevents));
+	if (!IS_ENABLED(CONFIG_KEVENT_USER_STAT))
+		return;
+	seq_printf(m, "added:\t%ld\n", atomic_long_read(&u->total));
+	seq_printf(m, "immediately:\t%ld\n", atomic_long_read(&u->im_num));
+	seq_printf(m, "delivered:\t%ld\n", atomic_long_read(&u->wait_num));
+	seq_printf(m, "ring:\t%ld\n", atomic_long_read(&u->ring_num));
+}
+#endif
+
 static const struct file_operations kevent_user_fops = {
 	.owner		= THIS_MODULE,
 	.open		= kevent_user_open,
 	.release	= kevent_user_release,
 	.poll		= kevent_user_poll,
+#ifdef CONFIG_PROC_FS
+	.show_fdinfo	= kevent_user_show_fdinfo,
+#endif
 };
 
 /**

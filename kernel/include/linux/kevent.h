@@ -18,6 +18,8 @@
 #include <linux/wait.h>
 #include <linux/refcount.h>
 #include <linux/gfp.h>
+#include <linux/atomic.h>
+#include <linux/fs.h>
 #include <linux/kevent_storage.h>
 #include <uapi/linux/ukevent.h>
 
@@ -32,6 +34,8 @@
 #define KEVENT_MIN_BUFFS_ALLOC	3
 /* kevent_ctl() handles its entries in chunks of at most this many. */
 #define KEVENT_CTL_CHUNK	64
+/* Delivery takes at most this many ready kevents per pass over the locks. */
+#define KEVENT_DELIVER_BATCH	16
 
 /*
  * Type slots: the KEVENT_* types of the ABI, plus one slot that only kernel
@@ -47,17 +51,41 @@ struct file;
 
 /*
  * ->callback: called under the storage lock and the kevent's ulock, in
- *             atomic context; must not sleep.  Returns >0 ready, 0 not
- *             ready, <0 broken (ret_data[1] is then the caller's to set).
+ *             atomic context; must not sleep.  Returns KEVENT_READY,
+ *             KEVENT_NOT_READY, KEVENT_RECHECK (it cannot tell in atomic
+ *             context: the core queues the kevent and ->deliver looks
+ *             again in the collecting task) or -errno when broken
+ *             (ret_data[1] is then the storage's to set).
  * ->enqueue:  attaches the kevent to its origin (kevent_storage_enqueue())
- *             and takes a reference on the origin.  Returns <0 error,
- *             0 queued, >0 ready at once.  May sleep.
- * ->dequeue:  detaches the kevent and drops the origin reference.  May sleep.
+ *             and takes what it needs to hold on the origin.  Returns <0
+ *             error (nothing attached, nothing held), 0 queued, >0
+ *             answered at once (attached; ready or broken, see the
+ *             kevent's ret_flags; the core detaches it).  May sleep.
+ * ->dequeue:  detaches the kevent and drops what ->enqueue took.  Called
+ *             exactly once for every kevent ->enqueue attached, also after
+ *             kevent_storage_fini() broke it.  May sleep.
+ * ->deliver:  optional; called in the task that collects the kevent, after
+ *             it left the ready list and before its ukevent is copied,
+ *             under the queue's ctl_mutex and no spinlock; may sleep.
+ *             Brings the results up to date (the timer counts missed
+ *             periods and re-arms; the file storages re-check their
+ *             origin after a key-less wake-up).  Returns >0 to deliver the
+ *             kevent, 0 when it turned out not to be ready.
+ * @events:    the event bits the storage can report; ADD and MODIFY refuse
+ *             a mask with none of them (-EINVAL): such a kevent could never
+ *             be delivered.
  */
 typedef int (*kevent_callback_t)(struct kevent *k);
 
+enum {
+	KEVENT_NOT_READY	= 0,
+	KEVENT_READY		= 1,
+	KEVENT_RECHECK		= 2,
+};
+
 struct kevent_callbacks {
-	kevent_callback_t	callback, enqueue, dequeue;
+	kevent_callback_t	callback, enqueue, dequeue, deliver;
+	u32			events;
 };
 
 /**
@@ -72,9 +100,11 @@ struct kevent_callbacks {
  * @on_ready: on the ready list; protected by the queue's ready_lock.
  * @dead: removed from the queue, never to be readied again; ready_lock.
  * @in_tree: in the queue's tree; protected by the queue's ctl_mutex.
+ * @recheck: queued by a notification that could not tell readiness
+ *           (KEVENT_RECHECK); ->deliver looks again.  Protected by @ulock.
  * @user: the queue.
- * @st: the storage, set by kevent_storage_enqueue(); NULL once
- *      kevent_storage_fini() detached the event from a dying origin.
+ * @st: the storage, set by kevent_storage_enqueue(); valid until
+ *      ->dequeue returns, even after kevent_storage_fini().
  * @callbacks: the type's callbacks.
  * @priv: the storage's private data.
  */
@@ -89,6 +119,7 @@ struct kevent {
 	bool			on_ready;
 	bool			dead;
 	bool			in_tree;
+	bool			recheck;
 	struct kevent_user	*user;
 	struct kevent_storage	*st;
 	struct kevent_callbacks	callbacks;
@@ -113,6 +144,7 @@ struct kevent {
  * @wait_num: kevents delivered by kevent_get_events().
  * @ring_num: kevents delivered into the ring.
  * @total: kevents added.
+ * The four counters are shown in the queue's fdinfo.
  */
 struct kevent_user {
 	struct rb_root		kevent_root;
@@ -126,7 +158,7 @@ struct kevent_user {
 	unsigned int		kidx, ring_size;
 	struct kevent_ring __user *pring;
 	struct user_struct	*owner;
-	unsigned long		im_num, wait_num, ring_num, total;
+	atomic_long_t		im_num, wait_num, ring_num, total;
 };
 
 /* Storage side (kevent.c). */
@@ -135,16 +167,25 @@ void kevent_remove_callbacks(int pos);
 int kevent_init(struct kevent *k);
 int kevent_enqueue(struct kevent *k);
 int kevent_dequeue(struct kevent *k);
+int kevent_deliver(struct kevent *k);
 int kevent_break(struct kevent *k);
-void kevent_requeue(struct kevent *k);
+int kevent_modify(struct kevent *k, u32 event, u32 req_flags);
+bool kevent_take_recheck(struct kevent *k);
 void kevent_storage_ready(struct kevent_storage *st,
 			  kevent_callback_t ready_callback, u32 event);
 void kevent_storage_ready_data(struct kevent_storage *st, u32 event,
 			       unsigned long data);
-int kevent_storage_init(void *origin, struct kevent_storage *st);
-void kevent_storage_fini(struct kevent_storage *st);
+int kevent_storage_check(struct kevent_storage *st, struct kevent *k,
+			 u32 event, unsigned long data);
+void kevent_storage_init(void *origin, struct kevent_storage *st);
+void kevent_storage_fini(struct kevent_storage *st, int err);
 int kevent_storage_enqueue(struct kevent_storage *st, struct kevent *k);
 void kevent_storage_dequeue(struct kevent_storage *st, struct kevent *k);
+
+/* The ready list (kevent.c): the only code that changes its membership. */
+bool kevent_ready_add(struct kevent *k, bool head);
+struct kevent *kevent_ready_take(struct kevent_user *u);
+void kevent_ready_kill(struct kevent *k);
 
 /* Queue side (kevent_user.c). */
 struct kevent_user *kevent_user_create(void);
@@ -175,10 +216,33 @@ long kevent_sys_wait(int ctl_fd, unsigned int num, u64 timeout);
 long kevent_sys_ring_init(int ctl_fd, struct kevent_ring __user *ring,
 			  unsigned int num);
 
-/* Used by the core to move an event to its queue's ready list. */
-void kevent_queue_ready(struct kevent *k);
-
 extern unsigned long kevent_max_user_kevents;
 extern size_t kevent_ctl_alloc_peak;
+
+#if IS_ENABLED(CONFIG_KEVENT_KUNIT_TEST)
+bool kevent_timer_armed(struct kevent *k);
+#endif
+
+/*
+ * The file storages do not pin the files they watch: __fput() calls this,
+ * as it calls eventpoll_release(), and the kevents watching the file are
+ * broken (BROKEN|DONE, ret_data[1] = -EBADF) and queued before it goes.
+ */
+#ifdef CONFIG_KEVENT_FILE
+void kevent_file_release_file(struct file *file);
+
+static inline void kevent_file_release(struct file *file)
+{
+	/*
+	 * Nobody else holds @file any more, so nobody can add an origin:
+	 * an empty list stays empty.
+	 */
+	if (likely(!READ_ONCE(file->f_kevent.first)))
+		return;
+	kevent_file_release_file(file);
+}
+#else
+static inline void kevent_file_release(struct file *file) { }
+#endif
 
 #endif /* _LINUX_KEVENT_H */

@@ -17,6 +17,8 @@
  *         on its own (after MODIFY).  Read by ->callback under @lock.
  * @data: the storage's own word for that notification (e.g. the poll mask
  *        of a wake-up), from kevent_storage_ready_data(); 0 otherwise.
+ * @dead: kevent_storage_fini() ran: the origin is gone, no kevent attaches
+ *        any more.  Protected by @lock.
  */
 struct kevent_storage {
 	void			*origin;
@@ -24,6 +26,7 @@ struct kevent_storage {
 	spinlock_t		lock;
 	u32			event;
 	unsigned long		data;
+	bool			dead;
 };
 
 #endif /* _LINUX_KEVENT_STORAGE_H */
