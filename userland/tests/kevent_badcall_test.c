@@ -110,11 +110,13 @@ static int wait_no_ring(bad_t *s) { return kevent_wait(s->q, 1, 0); }
 static int wait_num_equals_size(bad_t *s) { return !ring(s, 8) ? -2 : kevent_wait(s->q, 8, 0); }
 static int wait_num_above_size(bad_t *s) { return !ring(s, 8) ? -2 : kevent_wait(s->q, 9, 0); }
 static int wait_num_huge(bad_t *s) { return !ring(s, 8) ? -2 : kevent_wait(s->q, ~0U, 0); }
+static int wait_num_zero(bad_t *s) { return !ring(s, 8) ? -2 : kevent_wait(s->q, 0, 0); }
 
 /* kevent_ring_init */
 static int ring_fd_minus_one(bad_t *s) { return kevent_ring_init(-1, (void *)s->rw, 4); }
 static int ring_fd_pipe(bad_t *s) { return kevent_ring_init(s->pipefd[0], (void *)s->rw, 4); }
 static int ring_num_zero(bad_t *s) { return kevent_ring_init(s->q, (void *)s->rw, 0); }
+static int ring_num_one(bad_t *s) { return kevent_ring_init(s->q, (void *)s->rw, 1); }
 static int ring_num_overflows(bad_t *s) { return kevent_ring_init(s->q, (void *)s->rw, ~0U); }
 static int ring_null(bad_t *s) { return kevent_ring_init(s->q, NULL, 4); }
 static int ring_kernel_address(bad_t *s) { return kevent_ring_init(s->q, KADDR, 4); }
@@ -161,9 +163,11 @@ ROW(wait_no_ring, EINVAL);
 ROW(wait_num_equals_size, EINVAL);
 ROW(wait_num_above_size, EINVAL);
 ROW(wait_num_huge, EINVAL);
+ROW(wait_num_zero, EINVAL);
 ROW(ring_fd_minus_one, EBADF);
 ROW(ring_fd_pipe, EINVAL);
 ROW(ring_num_zero, EINVAL);
+ROW(ring_num_one, EINVAL);
 ROW(ring_num_overflows, EINVAL);
 ROW(ring_null, EFAULT);
 ROW(ring_kernel_address, EFAULT);

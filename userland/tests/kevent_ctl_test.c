@@ -124,20 +124,24 @@ TEST_F(q, remove_answers_each_entry)
 	}
 }
 
-/* MODIFY with event bits 0: the timer still runs, nothing is reported. */
-TEST_F(q, modify_event_bits_stop_and_restart_delivery)
+/*
+ * MODIFY with event bits the storage never reports: refused (-EINVAL),
+ * the kevent unchanged; new bits it reports restart delivery.
+ */
+TEST_F(q, modify_to_bits_matching_nothing_refused)
 {
 	struct ukevent uk = kevent_timer(2 * MS, 0), ev;
 
 	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
 	uk.event = 0;
 	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_MODIFY, 1, &uk));
-	EXPECT_EQ(KEVENT_RET_DONE, uk.ret_flags);
-	kevent_get_events(self->fd, 0, 1, 0, &ev, 0);	/* drop one in flight */
-	EXPECT_EQ(0, kevent_get_events(self->fd, 1, 1, 20 * MS, &ev, 0));
+	EXPECT_EQ(KEVENT_RET_BROKEN | KEVENT_RET_DONE, uk.ret_flags);
+	EXPECT_EQ(-EINVAL, (int)uk.ret_data[1]);
+	EXPECT_EQ(1, kevent_get_events(self->fd, 1, 1, 100 * MS, &ev, 0));
 	uk.event = KEVENT_TIMER_FIRED;
 	uk.ret_flags = 0;
 	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_MODIFY, 1, &uk));
+	EXPECT_EQ(KEVENT_RET_DONE, uk.ret_flags);
 	EXPECT_EQ(1, kevent_get_events(self->fd, 1, 1, 100 * MS, &ev, 0));
 }
 

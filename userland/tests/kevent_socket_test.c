@@ -226,11 +226,12 @@ TEST(unix_pair_data_then_peer_close_is_broken)
 	ASSERT_EQ(1, kevent_get_events(q, 1, 1, slack(1000 * MS), &uk, 0));
 	EXPECT_EQ(KEVENT_RET_BROKEN | KEVENT_RET_DONE, uk.ret_flags);
 	EXPECT_EQ(-EPIPE, (int)uk.ret_data[1]);
-	/* Broken: it left its socket; REMOVE still finds it. */
+	/* Broken and delivered: removed, nothing more, the key is free. */
 	EXPECT_EQ(0, kevent_get_events(q, 0, 1, 10 * MS, &uk, 0));
 	uk = kevent_socket(s[0], KEVENT_SOCKET_RECV, 0);
 	EXPECT_EQ(0, kevent_ctl(q, KEVENT_CTL_REMOVE, 1, &uk));
-	EXPECT_EQ(KEVENT_RET_DONE, uk.ret_flags);
+	EXPECT_EQ(KEVENT_RET_BROKEN | KEVENT_RET_DONE, uk.ret_flags);
+	EXPECT_EQ(-ENOENT, (int)uk.ret_data[1]);
 	close(s[0]);
 	close(q);
 }
