@@ -1,11 +1,15 @@
 #!/bin/bash
-# Prove that each seed-bug test guards its bug: for every patch in
-# kernel/guards/ (the seed's behaviour put back), apply it to the prepared
-# tree, rebuild incrementally, run the named KUnit test and expect it to
-# fail; then take the patch out.  Guards marked "Config: debug" (use after
-# free, lock order) run in the debug build, where KASAN and lockdep see
-# them.  Prints a table bug -> test -> result; fails unless every named
-# test failed.  $1: an optional glob of guard names (e.g. '09-*').
+# Prove that each guarded test guards its bug: for every patch in
+# kernel/guards/ (a bug put back: the seed's thirteen, then the hardening
+# defects), apply it to the prepared tree, rebuild incrementally, run the
+# named test and expect it not to pass; then take the patch out.  The
+# "Test:" line names a KUnit test as SUITE.TEST, or a user-space test as
+# user:PROGRAM.TEST (one boot of the test initramfs running only that
+# test; a boot that hangs or crashes counts as the test failing, which is
+# what a wedged kernel looks like).  Guards marked "Config: debug" run in
+# the debug build, where KASAN and lockdep see them.  Prints a table
+# guard -> test -> result, judged from kunit_tool's JSON; fails unless
+# every named test failed.  $1: an optional glob of guard names ('09-*').
 set -u
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -30,12 +34,48 @@ build_for() {	# config -> sets BUILD, DEBUG_CONFIG, COVERAGE for the stage scrip
 	fi
 }
 
+# Run the guarded test; print kunit_tool's status of it (PASS, FAIL...,
+# MISSING when it never reported) or HUNG.
+run_guarded() {	# name test
+	local name=$1 test=$2 json=$log/$1.json
+	rm -f "$json"
+	case $test in
+	user:*)
+		local prog=${test#user:} t
+		t=${prog#*.}
+		prog=${prog%%.*}
+		USERLAND_TIMEOUT=${GUARD_BOOT_TIMEOUT:-240} \
+		USERLAND_ARGS="KEVENT_ONLY=$prog KEVENT_TEST=$t" \
+			"$REPO/scripts/run_userland.sh" >"$log/$name.run.log" 2>&1
+		cp "$RESULTS/userland.json" "$json" 2>/dev/null
+		if grep -q 'the UML boot hung' "$log/$name.run.log"; then
+			echo HUNG
+			return
+		fi
+		python3 "$REPO/scripts/guard_status.py" "$json" "$prog" "$t"
+		;;
+	*)
+		python3 "$KUNIT_PY" exec --arch um --build_dir "$KEVENT_BUILD" --timeout 300 \
+			--json="$json" "$test" >"$log/$name.run.log" 2>&1
+		python3 "$REPO/scripts/guard_status.py" "$json" "${test%%.*}" "${test#*.}"
+		;;
+	esac
+}
+
+users=0
 for g in "$REPO"/kernel/guards/${1:-*}.patch; do
 	[ -e "$g" ] || die "no guard matches '${1:-*}' in kernel/guards/"
 	name=$(basename "$g" .patch)
 	test=$(sed -n 's/^Test: //p' "$g")
 	config=$(sed -n 's/^Config: //p' "$g")
 	[ -n "$test" ] || die "$name has no 'Test:' line"
+	case $test in
+	user:*.*) [ $users = 1 ] || "$REPO/scripts/build_userland.sh" >"$log/userland.log" 2>&1 ||
+			die "cannot build the test initramfs (see $log/userland.log)"
+		users=1 ;;
+	*.*) ;;
+	*) die "$name: 'Test: $test' is neither SUITE.TEST nor user:PROGRAM.TEST" ;;
+	esac
 	build_for "$config"
 	say "guard $name: $test ($config build)"
 	if ! patch -d "$TREE/kernel" -p1 -s --forward --no-backup-if-mismatch < "$g" >"$log/$name.patch.log" 2>&1; then
@@ -48,17 +88,14 @@ for g in "$REPO"/kernel/guards/${1:-*}.patch; do
 		result="build failed (see $log/$name.build.log)"
 		bad=1
 	else
-		python3 "$KUNIT_PY" exec --arch um --build_dir "$KEVENT_BUILD" --timeout 300 \
-			"kevent_seed_bugs.$test" >"$log/$name.run.log" 2>&1
-		if grep -Eq "\[(FAILED|CRASHED)\] $test" "$log/$name.run.log"; then
-			result="failed as expected"
-		elif grep -q "\[PASSED\] $test" "$log/$name.run.log"; then
-			result="PASSED: the test does not guard this bug"
-			bad=1
-		else
-			result="no result (see $log/$name.run.log)"
-			bad=1
-		fi
+		status=$(run_guarded "$name" "$test")
+		case $status in
+		PASS) result="PASSED: the test does not guard this bug"; bad=1 ;;
+		SKIP) result="skipped (see $log/$name.run.log)"; bad=1 ;;
+		HUNG) result="failed as expected (the boot hung)" ;;
+		MISSING) result="failed as expected (no result: crashed, see $log/$name.run.log)" ;;
+		*) result="failed as expected ($status)" ;;
+		esac
 	fi
 	restore
 	rows+=("$name|$test|$result")
@@ -70,10 +107,10 @@ for config in normal debug; do
 	[ -x "$KEVENT_BUILD/linux" ] && "$REPO/scripts/build_kernel.sh" >"$log/rebuild-$config.log" 2>&1
 done
 
-printf '\n%-36s %-44s %s\n' "seed bug (guard)" "test" "result"
+printf '\n%-40s %-64s %s\n' "guard" "test" "result"
 for r in "${rows[@]}"; do
 	IFS='|' read -r a b c <<<"$r"
-	printf '%-36s %-44s %s\n' "$a" "$b" "$c"
+	printf '%-40s %-64s %s\n' "$a" "$b" "$c"
 done
 [ $bad = 0 ] || die "some guards are not proven (above)"
 say "all ${#rows[@]} guards proven"

@@ -2,7 +2,8 @@
 # Boot the UML kernel with the test initramfs (kunit.enable=0, so KUnit
 # stays quiet), let init run the user-space tests and power off, then parse
 # their KTAP with kunit_tool.  Fails on a test failure, a missing result, a
-# kernel panic or a boot that outlives its timeout.
+# kernel panic or a boot that outlives its timeout.  USERLAND_ARGS adds
+# kernel arguments (e.g. init's KEVENT_ONLY=prog KEVENT_TEST=name).
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,8 +22,9 @@ else
 	kunit=(kunit.enable=0)
 fi
 
+read -ra extra <<< "${USERLAND_ARGS:-}"
 set +e
-BOOT_TIMEOUT=$timeout boot_initramfs mem=512M "${kunit[@]}" \
+BOOT_TIMEOUT=$timeout boot_initramfs mem=512M "${kunit[@]}" "${extra[@]}" \
 	KEVENT_RESULTS="$RESULTS/hostfs" KEVENT_TIMEOUT=$((timeout - 30)) \
 	</dev/null >"$console" 2>&1
 rc=$?

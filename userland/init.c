@@ -14,6 +14,8 @@
  *   KEVENT_RESULTS=/host/dir   where the KTAP goes (hostfs); default: console
  *   KEVENT_TIMEOUT=seconds     per program, default 300
  *   KEVENT_KMEMLEAK=1          scan for leaks after the tests (debug kernels)
+ *   KEVENT_ONLY=program        run only /tests/program ...
+ *   KEVENT_TEST=name           ... and only its test of that name (-t)
  *   KEVENT_SHELL=1             start a shell instead of the tests
  *   KEVENT_HOST=/host/dir      mounted on /host in that shell (hostfs)
  *   KEVENT_CMD="cmd args"     with KEVENT_SHELL: run this, then power off
@@ -81,6 +83,10 @@ static void loopback_up(void)
 
 static int filter(const struct dirent *d)
 {
+	const char *only = getenv("KEVENT_ONLY");
+
+	if (only)
+		return !strcmp(d->d_name, only);
 	return d->d_name[0] != '.';
 }
 
@@ -92,8 +98,11 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Run one program, copy its output indented; true when it passed. */
-static int run_one(const char *name, int timeout)
+/*
+ * Run one program (only its test @test, if set), copy its output
+ * indented; true when it passed.
+ */
+static int run_one(const char *name, const char *test, int timeout)
 {
 	char path[512], buf[4096], line[8192];
 	size_t len = 0;
@@ -109,7 +118,10 @@ static int run_one(const char *name, int timeout)
 		setpgid(0, 0);
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
-		execl(path, path, (char *)NULL);
+		if (test)
+			execl(path, path, "-t", test, (char *)NULL);
+		else
+			execl(path, path, (char *)NULL);
 		printf("# exec %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
@@ -306,7 +318,7 @@ int main(void)
 		int ok;
 
 		note("running %s", names[i]->d_name);
-		ok = run_one(names[i]->d_name, timeout);
+		ok = run_one(names[i]->d_name, getenv("KEVENT_TEST"), timeout);
 		fprintf(out, "%sok %d %s\n", ok ? "" : "not ", i + 1,
 			names[i]->d_name);
 		fflush(out);
