@@ -22,13 +22,20 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
                     coverage); any report in a kernel log fails the run
   --no-lint         skip checkpatch, W=1, shellcheck and the uapi check
   --json FILE       write all results (both layers) as KernelCI JSON to FILE
-  --prove-guards    for each seed bug, put the seed's behaviour back
-                    (kernel/guards/), rebuild, and show its test failing
+  --prove-guards    for each fixed bug, put it back (kernel/guards/),
+                    rebuild, and show its test failing; with --fuzz, show
+                    the fuzzer finding the guards marked 'Fuzz: yes'
   --shell           boot the kevent UML to a shell on this terminal instead
                     (builds first if needed; 'poweroff' ends it)
   --bench           run the benchmark instead of the tests (kevent against
                     epoll, poll and timerfd; the build without coverage);
                     tables and plots go to .work/results/bench/
+  --fuzz [SEEDS]    fuzz kevent instead of the tests: kevent-fuzz in the
+                    debug UML, one boot per seed (comma-separated; 'time'
+                    is the clock; default 1); a finding is reduced and
+                    printed with the command that replays it
+  --fuzz-ops N      operations per seed (default 100000)
+  --fuzz-time SEC   at most this long per seed (default 60)
   -h, --help        this text
 
 Environment: KERNEL_SRC=DIR uses that 6.12.x tree instead of Debian's
@@ -43,6 +50,7 @@ lint=1
 shell=0
 guards=0
 bench=0
+fuzz=
 export COVERAGE=1 DEBUG_CONFIG=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -55,6 +63,12 @@ while [ $# -gt 0 ]; do
 	--shell) shell=1 ;;
 	--prove-guards) guards=1 ;;
 	--bench) bench=1 ;;
+	--fuzz)
+		fuzz=1
+		case ${2:-} in [0-9]*|time*) fuzz=$2; shift ;; esac ;;
+	--fuzz=*) fuzz=${1#*=} ;;
+	--fuzz-ops) [ $# -ge 2 ] || die "--fuzz-ops needs a number"; export FUZZ_OPS=$2; shift ;;
+	--fuzz-time) [ $# -ge 2 ] || die "--fuzz-time needs seconds"; export FUZZ_TIME=$2; shift ;;
 	--json) [ $# -ge 2 ] || die "--json needs a file name"; json=$2; shift ;;
 	--json=*) json=${1#*=} ;;
 	-*) usage >&2; die "unknown option $1" ;;
@@ -69,6 +83,7 @@ if [ $bench = 1 ]; then
 	COVERAGE=0
 	export SETUP_BENCH=1
 fi
+[ -n "$fuzz" ] && DEBUG_CONFIG=1
 if [ "$DEBUG_CONFIG" = 1 ]; then
 	COVERAGE=0 BUILD=$WORK/build-debug
 elif [ "$COVERAGE" = 0 ]; then
@@ -97,6 +112,10 @@ userland() {
 must setup "$REPO/scripts/setup.sh"
 must prepare "$REPO/scripts/prepare_tree.sh"
 must build "$REPO/scripts/build_kernel.sh"
+if [ $guards = 1 ] && [ -n "$fuzz" ]; then
+	stage "prove that the fuzzer finds the guarded defects"
+	exec "$REPO/scripts/prove_guards_fuzz.sh"
+fi
 if [ $guards = 1 ]; then
 	stage "prove guards"
 	exec "$REPO/scripts/prove_guards.sh"
@@ -105,6 +124,17 @@ if [ $bench = 1 ]; then
 	"$REPO/scripts/build_userland.sh" || exit 1
 	stage "benchmark (about 11 minutes)"
 	exec "$REPO/scripts/run_bench.sh"
+fi
+if [ -n "$fuzz" ]; then
+	rm -f "$RESULTS/fuzz.json"
+	run_stage userland-build "$REPO/scripts/build_userland.sh"
+	# shellcheck disable=SC2046  # the seeds are words
+	run_stage fuzz "$REPO/scripts/run_fuzz.sh" $(tr , ' ' <<< "$fuzz")
+	stage summary
+	printf '  stage times: %s\n' "$(IFS=,; echo "${timings[*]}")"
+	exec python3 "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
+		--layers fuzz --coverage-layers fuzz \
+		${json:+--json "$json"} --failed-stages "$(IFS=,; echo "${failed[*]}")"
 fi
 if [ $shell = 1 ]; then
 	"$REPO/scripts/build_userland.sh" || exit 1

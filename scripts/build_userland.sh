@@ -54,6 +54,9 @@ tools=("${built[@]}")
 # The benchmark (./run_tests.sh --bench), in /bench: not run by the tests.
 compile_all bench
 benches=("${built[@]}")
+# The fuzzer (./run_tests.sh --fuzz), in /fuzz.
+compile_all fuzz
+fuzzers=("${built[@]}")
 
 # The manual pages, formatted here for the man command of the initramfs
 # (busybox has none); plain text, no overstrikes.
@@ -77,7 +80,7 @@ gen=$out/gen_init_cpio
 
 list=$out/initramfs.list
 {
-	for d in /dev /proc /sys /tmp /results /host /tests /tools /bench /bin /sbin /etc /root \
+	for d in /dev /proc /sys /tmp /results /host /tests /tools /bench /fuzz /bin /sbin /etc /root \
 		/usr /usr/share /usr/share/man; do
 		echo "dir $d 0755 0 0"
 	done
@@ -103,6 +106,9 @@ list=$out/initramfs.list
 	done
 	for t in "${benches[@]}"; do
 		echo "file /bench/$t $out/bench/$t 0755 0 0"
+	done
+	for t in "${fuzzers[@]}"; do
+		echo "file /fuzz/$t $out/fuzz/$t 0755 0 0"
 	done
 } > "$list"
 "$gen" "$list" > "$out/initramfs.cpio.tmp" || die "gen_init_cpio failed"

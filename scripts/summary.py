@@ -18,7 +18,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', 'coverage'))
 import lcov_info  # noqa: E402
 
-LAYERS = (('kunit', 'KUnit (in-kernel)'), ('userland', 'user space (booted UML)'))
+LAYERS = (('kunit', 'KUnit (in-kernel)'), ('userland', 'user space (booted UML)'),
+          ('fuzz', 'fuzz (debug UML, one test per seed)'))
 
 
 def walk(group, prefix=''):
@@ -42,20 +43,23 @@ def load_layer(results, layer):
 def load_coverage(results):
     """The lcov data of each layer, {layer: {source: record}}, read once."""
     return {l: lcov_info.parse(os.path.join(results, 'coverage-%s.info' % l)) or {}
-            for l in ('kunit', 'userland', 'all')}
+            for l in ('kunit', 'userland', 'fuzz', 'all')}
 
 
-def least_covered(cov, tree, limit=5):
-    """Lines naming the least-covered functions of both layers together."""
-    if not cov['all']:
+def least_covered(cov, tree, base='all', limit=5):
+    """Lines naming the least-covered functions of layer BASE ('all': both
+    test layers together, each shown too)."""
+    if not cov[base]:
         return []
-    rows = lcov_info.least_covered(cov['all'], limit)
+    rows = lcov_info.least_covered(cov[base], limit)
     if not rows:
         return ['  every function of the kevent sources is fully covered', '']
-    out = ['  least-covered functions (lines hit / lines, both layers; per layer):']
+    per_layer = (('kunit', 'KUnit'), ('userland', 'user')) if base == 'all' else ()
+    out = ['  least-covered functions (lines hit / lines, %s%s):'
+           % ('both layers' if base == 'all' else base, '; per layer' if per_layer else '')]
     for src, name, start, n, hit, calls in rows:
         per = []
-        for layer, title in (('kunit', 'KUnit'), ('userland', 'user')):
+        for layer, title in per_layer:
             d = cov[layer].get(src)
             fns = {f[0]: f for f in lcov_info.functions(d)} if d else {}
             f = fns.get(name)
@@ -69,13 +73,15 @@ def pct(found, hit):
     return '   -  ' if not found else '%5.1f%%' % (100.0 * hit / found)
 
 
-def coverage_table(cov, tree):
-    layers = [('kunit', 'KUnit'), ('userland', 'user'), ('all', 'both')]
-    if not cov['all']:
+def coverage_table(cov, tree, wanted=('kunit', 'userland', 'all')):
+    layers = [(l, t) for l, t in (('kunit', 'KUnit'), ('userland', 'user'),
+                                  ('fuzz', 'fuzz'), ('all', 'both'))
+              if l in wanted]
+    if not any(cov[l] for l, _ in layers):
         return []
     out = ['', 'Coverage of the kevent sources (lines / functions / branches):',
            '  %-30s %s' % ('file', '  '.join('%-24s' % t for _, t in layers))]
-    for src in sorted(cov['all']):
+    for src in sorted(set().union(*(cov[l] for l, _ in layers))):
         name = os.path.relpath(src, tree) if tree else src
         cols = []
         for l, _ in layers:
@@ -114,6 +120,8 @@ def main():
     ap.add_argument('--results', required=True)
     ap.add_argument('--tree', default='')
     ap.add_argument('--layers', default='kunit,userland')
+    ap.add_argument('--coverage-layers', default='kunit,userland,all',
+                    help='the coverage columns, when their data is there')
     ap.add_argument('--json', metavar='FILE')
     ap.add_argument('--floors', metavar='FILE',
                     help='coverage floors (layer file percent); a miss counts as a failure')
@@ -160,8 +168,8 @@ def main():
         total['FAIL'] += 1
 
     cov = load_coverage(args.results)
-    lines[2:2] = least_covered(cov, args.tree)
-    lines += coverage_table(cov, args.tree)
+    lines[2:2] = least_covered(cov, args.tree, args.coverage_layers.split(',')[-1])
+    lines += coverage_table(cov, args.tree, args.coverage_layers.split(','))
     if args.floors:
         missed = check_floors(cov, args.tree, args.floors)
         lines += missed

@@ -19,6 +19,9 @@
  *   KEVENT_SHELL=1             start a shell instead of the tests
  *   KEVENT_HOST=/host/dir      mounted on /host in that shell (hostfs)
  *   KEVENT_CMD="cmd args"     with KEVENT_SHELL: run this, then power off
+ *   KEVENT_FUZZ="args"         run /fuzz/kevent-fuzz with these arguments on
+ *                              the console instead of the tests, then the
+ *                              kmemleak scan (with KEVENT_KMEMLEAK)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -278,6 +281,45 @@ static void run_shell(void)
 	power_off();
 }
 
+/*
+ * Fuzzing mode: the fuzzer on the console (the host reads its FINDING and
+ * result lines beside the kernel's), killed at the timeout; then the leak
+ * scan, so kmemleak sees what the run left.
+ */
+static void run_fuzz(const char *args, int timeout)
+{
+	char *copy = strdup(args), *argv[32] = { "/fuzz/kevent-fuzz" };
+	double deadline = now() + timeout;
+	int argc = 1, status = 0;
+	pid_t pid, w = 0;
+
+	for (char *tok = strtok(copy, " "); tok && argc < 31; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		execv(argv[0], argv);
+		note("exec %s: %s", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (pid > 0 && now() < deadline) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		usleep(100000);
+	}
+	if (w != pid) {
+		note("fuzz: killed after %d s", timeout);
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	if (getenv("KEVENT_KMEMLEAK"))
+		kmemleak_scan();
+	note("fuzz: exit status %d", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	power_off();
+}
+
 int main(void)
 {
 	const char *results = getenv("KEVENT_RESULTS");
@@ -296,6 +338,8 @@ int main(void)
 
 	if (getenv("KEVENT_SHELL"))
 		run_shell();
+	if (getenv("KEVENT_FUZZ"))
+		run_fuzz(getenv("KEVENT_FUZZ"), timeout);
 
 	out = stdout;
 	if (results) {

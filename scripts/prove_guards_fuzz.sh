@@ -1,0 +1,73 @@
+#!/bin/bash
+# Show that the fuzzer finds, by itself, the defects whose guards say
+# "Fuzz: yes" (the epoll cycle, the kevent_wait num 0 spin, the 1 ns timer
+# flood...): for each, put the defect back, rebuild the debug UML, fuzz
+# seeds 1, 2, 3 with the default budget until one finds it, then halve the
+# budget (four times at most) while that seed still finds it.  Prints the table guard -> seed
+# -> verdict -> smallest budget that found it; fails unless every guard's
+# defect was found.  FUZZ_OPS and FUZZ_TIME as for --fuzz.
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+export KEVENT_BUILD=$WORK/build-debug DEBUG_CONFIG=1 COVERAGE=0
+BUILD=$KEVENT_BUILD UML=$KEVENT_BUILD/linux
+ops=${FUZZ_OPS:-100000}
+log=$RESULTS/guards-fuzz
+mkdir -p "$log"
+rows=()
+bad=0
+current=
+
+restore() {
+	[ -n "$current" ] && patch -d "$TREE/kernel" -p1 -R -s --no-backup-if-mismatch < "$current"
+	current=
+}
+trap restore EXIT
+
+"$REPO/scripts/build_userland.sh" >"$log/userland.log" 2>&1 ||
+	die "cannot build the test initramfs (see $log/userland.log)"
+for g in "$REPO"/kernel/guards/*.patch; do
+	grep -q '^Fuzz: yes' "$g" || continue
+	name=$(basename "$g" .patch)
+	say "guard $name: fuzzing the debug UML with the defect put back"
+	patch -d "$TREE/kernel" -p1 -s --forward --no-backup-if-mismatch < "$g" >"$log/$name.patch.log" 2>&1 ||
+		{ rows+=("$name|-|does not apply|-"); bad=1; continue; }
+	current=$g
+	if ! "$REPO/scripts/build_kernel.sh" >"$log/$name.build.log" 2>&1; then
+		rows+=("$name|-|build failed (see $log/$name.build.log)|-")
+		bad=1
+		restore
+		continue
+	fi
+	found=
+	for seed in 1 2 3; do
+		verdict=$("$REPO/scripts/fuzz_once.sh" "$log/$name-seed$seed.log" --seed $seed --ops "$ops")
+		say "  seed $seed: $verdict"
+		[ "$verdict" = ok ] || { found=$seed; break; }
+	done
+	if [ -z "$found" ]; then
+		rows+=("$name|1-3|not found|-")
+		bad=1
+	else
+		least=$ops
+		n=$((ops / 2))
+		tries=4
+		while [ $n -ge 64 ] && [ $((tries -= 1)) -ge 0 ] &&
+		      ! "$REPO/scripts/fuzz_once.sh" "$log/$name-least.log" --seed "$found" --ops $n >/dev/null; do
+			least=$n
+			n=$((n / 2))
+		done
+		rows+=("$name|$found|${verdict%%:*}: ${verdict#*: }|$least")
+	fi
+	restore
+done
+"$REPO/scripts/build_kernel.sh" >"$log/rebuild.log" 2>&1
+
+printf '\n%-30s %-5s %-8s %s\n' "guard" "seed" "ops" "found"
+for r in "${rows[@]}"; do
+	IFS='|' read -r a b c d <<<"$r"
+	printf '%-30s %-5s %-8s %s\n' "$a" "$b" "$d" "${c:0:100}"
+done
+[ $bad = 0 ] || die "the fuzzer missed some defects (above)"
+say "the fuzzer found all ${#rows[@]} defects; replay one with ./run_tests.sh --fuzz SEED --fuzz-ops N"
