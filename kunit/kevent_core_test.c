@@ -579,6 +579,94 @@ static void kevent_mask_matching_nothing_is_einval(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
 }
 
+/*
+ * A notification between a delivery's take and its snapshot queues the
+ * ET kevent again after the snapshot took its results: that leftover is
+ * not delivered empty.
+ */
+static void kt_notify_again(void *arg)
+{
+	struct kt_origin *o = arg;
+
+	kevent_storage_ready(&o->st, NULL, EV_A);
+}
+
+static void kevent_et_requeued_during_delivery_not_sent_empty(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[1];
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ET), 0);
+	c->origin[0].ready = 1;
+	c->origin[0].ret_data0 = 9;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	c->origin[0].in_deliver = kt_notify_again;
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
+	c->origin[0].in_deliver = NULL;
+	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, out[0].ret_data[0], 9U);
+	/* The notification's results went out with that delivery. */
+	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 1), 0L);
+}
+
+struct kt_modify_arg {
+	struct kt_ctx	*c;
+	u32		req_flags;
+	int		ret;
+};
+
+static void kt_modify_now(void *arg)
+{
+	struct kt_modify_arg *m = arg;
+	struct ukevent uk = kt_uk(0, EV_A, m->req_flags);
+
+	mutex_lock(&m->c->u->ctl_mutex);
+	m->ret = kevent_user_modify_ukevent(&uk, m->c->u);
+	mutex_unlock(&m->c->u->ctl_mutex);
+}
+
+/*
+ * MODIFY while a delivery is copying out (forced inside the copy's page
+ * fault): the delivery's stale ONESHOT snapshot does not remove the
+ * kevent MODIFY just made periodic.
+ */
+static void kevent_modify_during_delivery_is_kept(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct kt_modify_arg m = { .c = c, .req_flags = 0 };
+	unsigned long buf = kt_trap_mem(test, kt_modify_now, &m, false);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_ASSERT_EQ(test, kevent_user_get_events(c->u, 1, 1, 0,
+			(struct ukevent __user *)buf, false), 1L);
+	KUNIT_EXPECT_EQ(test, m.ret, 0);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+	KUNIT_EXPECT_FALSE(test, list_empty(&c->origin[0].st.list));
+}
+
+/*
+ * The same, but the copy faults: the old results do not come back over
+ * what MODIFY cleared.
+ */
+static void kevent_modify_during_failed_delivery_not_undone(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct kt_modify_arg m = { .c = c, .req_flags = KEVENT_REQ_ET };
+	unsigned long buf = kt_trap_mem(test, kt_modify_now, &m, true);
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	c->origin[0].ready = 0;
+	KUNIT_EXPECT_EQ(test, kevent_user_get_events(c->u, 1, 1, 0,
+			(struct ukevent __user *)buf, false), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, m.ret, 0);
+	/* MODIFY found it not ready; the faulted delivery does not requeue it. */
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+}
+
 static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_add_not_ready_is_queued_on_storage),
 	KUNIT_CASE(kevent_storage_ready_queues_ready_event),
@@ -610,6 +698,9 @@ static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_broken_event_removed_after_delivery),
 	KUNIT_CASE(kevent_modify_reattaches_event_that_left_storage),
 	KUNIT_CASE(kevent_mask_matching_nothing_is_einval),
+	KUNIT_CASE(kevent_et_requeued_during_delivery_not_sent_empty),
+	KUNIT_CASE(kevent_modify_during_delivery_is_kept),
+	KUNIT_CASE(kevent_modify_during_failed_delivery_not_undone),
 	{}
 };
 

@@ -3,6 +3,9 @@
  * The test storage shared by the kevent KUnit suites.
  */
 #include <kunit/test.h>
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/uaccess.h>
 #include <linux/ktime.h>
@@ -56,10 +59,20 @@ static int kt_dequeue(struct kevent *k)
 	return 0;
 }
 
+static int kt_deliver(struct kevent *k)
+{
+	struct kt_origin *o = k->priv;
+
+	if (o->in_deliver)
+		o->in_deliver(o);
+	return 1;
+}
+
 static const struct kevent_callbacks kt_callbacks = {
 	.callback	= kt_callback,
 	.enqueue	= kt_enqueue,
 	.dequeue	= kt_dequeue,
+	.deliver	= kt_deliver,
 	.events		= KEVENT_MASK_ALL,
 };
 
@@ -132,4 +145,72 @@ long kt_get(struct kunit *test, struct kt_ctx *c, struct ukevent *out,
 				copy_from_user(out, (void __user *)ubuf,
 					       n * sizeof(*out)));
 	return n;
+}
+
+struct kt_trap {
+	void		(*fn)(void *arg);
+	void		*arg;
+	bool		fail, fired;
+	struct page	*page;
+};
+
+static vm_fault_t kt_trap_fault(struct vm_fault *vmf)
+{
+	struct kt_trap *tr = vmf->vma->vm_private_data;
+
+	if (!tr->fired) {
+		tr->fired = true;
+		tr->fn(tr->arg);
+	}
+	if (tr->fail)
+		return VM_FAULT_SIGBUS;
+	get_page(tr->page);
+	vmf->page = tr->page;
+	return 0;
+}
+
+static const struct vm_operations_struct kt_trap_vm_ops = {
+	.fault = kt_trap_fault,
+};
+
+static int kt_trap_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	vma->vm_ops = &kt_trap_vm_ops;
+	vma->vm_private_data = file->private_data;
+	return 0;
+}
+
+static const struct file_operations kt_trap_fops = {
+	.owner	= THIS_MODULE,
+	.mmap	= kt_trap_mmap,
+};
+
+static void kt_trap_free_page(void *page)
+{
+	__free_page(page);
+}
+
+unsigned long kt_trap_mem(struct kunit *test, void (*fn)(void *arg), void *arg,
+			  bool fail)
+{
+	struct kt_trap *tr = kunit_kzalloc(test, sizeof(*tr), GFP_KERNEL);
+	unsigned long addr;
+	struct file *file;
+
+	KUNIT_ASSERT_NOT_NULL(test, tr);
+	tr->fn = fn;
+	tr->arg = arg;
+	tr->fail = fail;
+	tr->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, tr->page);
+	/* Freed after the mapping, which kunit undoes first (LIFO). */
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, kt_trap_free_page,
+							   tr->page));
+	file = anon_inode_getfile("[kevent-trap]", &kt_trap_fops, tr, O_RDWR);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	addr = kunit_vm_mmap(test, file, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_SHARED, 0);
+	fput(file);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	return addr;
 }

@@ -24,12 +24,25 @@ struct kt_origin {
 	/* When set, ->callback completes it and spins until *removed or 50 ms. */
 	struct completion	*entered;
 	bool			*removed;
+	/* When set, ->deliver calls it with the origin (inside a delivery). */
+	void			(*in_deliver)(void *origin);
 };
 
 struct kt_ctx {
 	struct kevent_user	*u;
 	struct kt_origin	origin[KT_ORIGINS];
 };
+
+/*
+ * Upper bounds of timing checks: 5x on the debug kernels (KASAN, lockdep),
+ * as KEVENT_TOLERANCE_SCALE does for the user-space suites.
+ */
+static inline s64 kt_slack(s64 bound)
+{
+	if (IS_ENABLED(CONFIG_KASAN) || IS_ENABLED(CONFIG_PROVE_LOCKING))
+		return 5 * bound;
+	return bound;
+}
 
 int kt_init(struct kunit *test);
 void kt_exit(struct kunit *test);
@@ -43,5 +56,14 @@ long kt_get(struct kunit *test, struct kt_ctx *c, struct ukevent *out,
 	    unsigned int max);
 /* User memory for the test, @len bytes, or 0. */
 unsigned long kt_user_mem(struct kunit *test, size_t len);
+/*
+ * One page of user memory whose first touch runs @fn(@arg) inside the
+ * page fault (in the faulting task, with no kevent lock held when the
+ * fault comes from a kevent copy), then maps the page, or, with @fail,
+ * makes the access fault (-EFAULT for a copy).  A forced interleaving at
+ * the moment a delivery copies out.
+ */
+unsigned long kt_trap_mem(struct kunit *test, void (*fn)(void *arg), void *arg,
+			  bool fail);
 
 #endif

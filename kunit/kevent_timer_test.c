@@ -93,7 +93,7 @@ static void kevent_timer_fires_within_tolerance(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uk.ret_data[0], 1U);
 	/* 10 ms period: fired after at least 10 ms and within 10 ms more. */
 	KUNIT_EXPECT_GE(test, us, 10000LL);
-	KUNIT_EXPECT_LT(test, us, 20000LL);
+	KUNIT_EXPECT_LT(test, us, kt_slack(20000));
 }
 
 static void kevent_timer_counts_expirations_since_delivery(struct kunit *test)
@@ -217,19 +217,22 @@ static struct kevent *ktt_only(struct kunit *test, struct ktt *t)
 static void kevent_timer_not_rearmed_until_delivered(struct kunit *test)
 {
 	struct ktt *t = test->priv;
+	ktime_t t0 = ktime_get();
 	struct ukevent uk;
 	struct kevent *k;
 
-	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 200 * NSEC_PER_USEC, 0, &uk), 0);
+	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 20 * NSEC_PER_MSEC, 0, &uk), 0);
 	k = ktt_only(test, t);
 	KUNIT_EXPECT_TRUE(test, kevent_timer_armed(k));
-	usleep_range(10000, 10100);
+	msleep(110);
 	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 1U);
+	/* Fired once, then stopped: no interrupt per period meanwhile. */
 	KUNIT_EXPECT_FALSE(test, kevent_timer_armed(k));
 	KUNIT_ASSERT_EQ(test, ktt_get(test, t, 0, &uk), 1L);
-	/* About 50 periods passed: each counted, one interrupt taken. */
-	KUNIT_EXPECT_GE(test, uk.ret_data[0], 45U);
-	KUNIT_EXPECT_LE(test, uk.ret_data[0], 56U);
+	/* Every period that passed is counted, whatever the delay was. */
+	KUNIT_EXPECT_GE(test, uk.ret_data[0], 5U);
+	KUNIT_EXPECT_LE(test, (u64)uk.ret_data[0],
+			ktime_ms_delta(ktime_get(), t0) / 20 + 1);
 	/* Re-armed: it fires again. */
 	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
 }
@@ -245,11 +248,13 @@ static void kevent_timer_one_ns_period_does_not_flood(struct kunit *test)
 	t0 = ktime_get();
 	/* A busy wait: with a flood, it would take far longer than 20 ms. */
 	mdelay(20);
-	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 60LL);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), kt_slack(60));
 	KUNIT_ASSERT_EQ(test, ktt_get(test, t, 0, &uk), 1L);
 	KUNIT_EXPECT_GE(test, uk.ret_data[0], 1000000U);
-	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
-	KUNIT_EXPECT_GE(test, uk.ret_data[0], 1U);
+	/* Ready again at once, but one call delivers each kevent once. */
+	udelay(10);
+	KUNIT_EXPECT_EQ(test, kevent_user_get_events(t->u, 1, 16, NSEC_PER_SEC,
+						     t->buf, false), 1L);
 }
 
 /*

@@ -240,6 +240,7 @@ int kevent_init(struct kevent *k)
 	k->dead = false;
 	k->in_tree = false;
 	k->recheck = false;
+	k->gen = 0;
 	k->st = NULL;
 	k->priv = NULL;
 
@@ -617,6 +618,7 @@ int kevent_modify(struct kevent *k, u32 event, u32 req_flags)
 	k->event.ret_data[0] = 0;
 	k->event.ret_data[1] = 0;
 	k->recheck = false;
+	k->gen++;
 	spin_unlock(&k->ulock);
 	kevent_ready_del(k);
 	if (!k->on_storage) {

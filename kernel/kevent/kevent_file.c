@@ -44,7 +44,11 @@
  * frees the origin.  While an origin is on file->f_kevent its file is
  * alive: the release hook does not return before it has taken each origin
  * off the list under kf->mtx, so whoever holds kf->mtx and finds kf->file
- * set may touch the file (remove wait entries, take a reference).
+ * set may take a reference on the file (atomic_long_inc_not_zero(): 0 once
+ * its release has begun).  Unhooking holds such a reference, or is the
+ * release itself: the moment the origin leaves the list the release may
+ * go on and free the file, so the unhooker must still own it, as epoll's
+ * ep_remove() does with epi_fget().
  *
  * Locking
  * -------
@@ -195,7 +199,8 @@ static void kevent_file_unhook_waits(struct kevent_file *kf)
 
 /*
  * Unhook a hooked origin from its file: no wake-up reaches it any more and
- * the file forgets it.  Called with kf->mtx held and kf->file set.
+ * the file forgets it.  Called with kf->mtx held and kf->file set, and the
+ * file held by the caller (a reference, or its own release in progress).
  */
 static void kevent_file_unhook(struct kevent_file *kf)
 {
@@ -368,12 +373,24 @@ out:
 int kevent_file_dequeue(struct kevent *k)
 {
 	struct kevent_file *kf = k->priv;
+	struct file *file = NULL;
 
 	kevent_storage_dequeue(&kf->st, k);
 	mutex_lock(&kf->mtx);
-	if (!--kf->users && kf->file)
+	/*
+	 * The last kevent unhooks the origin, holding the file meanwhile: once
+	 * the origin leaves file->f_kevent, the file's release no longer
+	 * waits for us, and may free the file under our spin_unlock().  A
+	 * file whose release has begun is left to that release.
+	 */
+	if (!--kf->users && kf->file &&
+	    atomic_long_inc_not_zero(&kf->file->f_count)) {
+		file = kf->file;
 		kevent_file_unhook(kf);
+	}
 	mutex_unlock(&kf->mtx);
+	if (file)
+		fput(file);
 	kevent_file_put(kf);
 	return 0;
 }

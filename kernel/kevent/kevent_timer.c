@@ -57,12 +57,21 @@ static enum hrtimer_restart kevent_timer_func(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-/* Under the storage lock: ready while an expiration waits. */
+/*
+ * Under the storage lock: ready while an expiration waits.  MODIFY's
+ * re-check (no notification in progress) also arms a timer that is
+ * stopped with nothing pending: a ONESHOT that fired and was delivered
+ * while MODIFY made it periodic.
+ */
 static int kevent_timer_callback(struct kevent *k)
 {
 	struct kevent_timer *t = k->priv;
 
-	return t->expired ? KEVENT_READY : KEVENT_NOT_READY;
+	if (t->expired)
+		return KEVENT_READY;
+	if (!t->st.event && !hrtimer_is_queued(&t->timer))
+		hrtimer_start(&t->timer, t->period, HRTIMER_MODE_REL);
+	return KEVENT_NOT_READY;
 }
 
 /*

@@ -397,14 +397,14 @@ static int kevent_ctl_chunk(struct kevent_user *u, unsigned int cmd,
  * MODIFY 0; -EINVAL for an unknown @cmd, -EFAULT when @arg faults, -EINTR
  * on a fatal signal.
  */
-int kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
-		    struct ukevent __user *arg)
+long kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
+		     struct ukevent __user *arg)
 {
 	struct ukevent onstack[KEVENT_MIN_BUFFS_ALLOC];
 	struct ukevent __user *out = arg;
 	struct ukevent *ukev = onstack;
 	unsigned int chunk = KEVENT_MIN_BUFFS_ALLOC, done = 0;
-	int ret = 0;
+	long ret = 0;
 
 	if (cmd != KEVENT_CTL_ADD && cmd != KEVENT_CTL_REMOVE &&
 	    cmd != KEVENT_CTL_MODIFY)
@@ -468,13 +468,25 @@ int kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
 struct kevent_batch {
 	unsigned int	n;
 	struct kevent	*k[KEVENT_DELIVER_BATCH];
+	unsigned int	gen[KEVENT_DELIVER_BATCH];
 	struct ukevent	uk[KEVENT_DELIVER_BATCH];
 };
 
 /*
+ * Wait for @lock as a collector may: until a signal.  Another caller of
+ * the same queue may hold ctl_mutex inside a file's ->poll that sleeps (a
+ * FUSE file); a signal ends that wait, the caller's timeout does not
+ * (epoll's ep->mtx waits the same way, and not even for signals).
+ */
+static int kevent_collect_lock(struct mutex *lock)
+{
+	return mutex_lock_interruptible(lock) ? -EINTR : 0;
+}
+
+/*
  * Take up to @max ready kevents (at most KEVENT_DELIVER_BATCH) into @b:
  * each brought up to date by its storage and snapshotted for the copy.
- * Returns how many, 0 when none is ready, -EINTR on a fatal signal while
+ * Returns how many, 0 when none is ready, -EINTR on a signal while
  * waiting for ctl_mutex.
  */
 static int kevent_batch_take(struct kevent_user *u, struct kevent_batch *b,
@@ -484,72 +496,105 @@ static int kevent_batch_take(struct kevent_user *u, struct kevent_batch *b,
 	unsigned int tries = 2 * KEVENT_DELIVER_BATCH;
 	unsigned long flags;
 	struct kevent *k;
+	bool empty;
+	int ret;
 
 	max = min_t(unsigned int, max, KEVENT_DELIVER_BATCH);
 	b->n = 0;
-	if (mutex_lock_killable(&u->ctl_mutex))
-		return -EINTR;
+	ret = kevent_collect_lock(&u->ctl_mutex);
+	if (ret)
+		return ret;
 	while (b->n < max && tries-- && (k = kevent_ready_take(u))) {
 		if (kevent_deliver(k) <= 0) {
 			kevent_put(k);
 			continue;
 		}
 		spin_lock_irqsave(&k->ulock, flags);
-		b->uk[b->n] = k->event;
-		if (k->event.req_flags & KEVENT_REQ_ET)
-			k->event.ret_flags = 0;
-		k->event.ret_data[0] = 0;
-		k->event.ret_data[1] = 0;
+		/*
+		 * Nothing to report: a notification queued it again after a
+		 * delivery that took its results (between the take and the
+		 * snapshot of that delivery).
+		 */
+		empty = !(k->event.ret_flags & (KEVENT_RET_DONE | KEVENT_RET_BROKEN));
+		if (!empty) {
+			b->uk[b->n] = k->event;
+			b->gen[b->n] = k->gen;
+			if (k->event.req_flags & KEVENT_REQ_ET)
+				k->event.ret_flags = 0;
+			k->event.ret_data[0] = 0;
+			k->event.ret_data[1] = 0;
+		}
 		spin_unlock_irqrestore(&k->ulock, flags);
-		b->k[b->n++] = k;
+		if (empty)
+			kevent_put(k);
+		else
+			b->k[b->n++] = k;
 	}
 	mutex_unlock(&u->ctl_mutex);
 	return b->n;
 }
 
-/* The copy of @uk faulted: give its results back and requeue @k first. */
-static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk)
+/*
+ * The copy of @uk faulted: give its results back and requeue @k first,
+ * unless MODIFY changed @k since (@gen): its old results are void.
+ */
+static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk,
+				 unsigned int gen)
 {
 	unsigned long flags;
+	bool same;
 
 	spin_lock_irqsave(&k->ulock, flags);
-	k->event.ret_flags |= uk->ret_flags;
-	if (!k->event.ret_data[0] && !k->event.ret_data[1]) {
-		k->event.ret_data[0] = uk->ret_data[0];
-		k->event.ret_data[1] = uk->ret_data[1];
+	same = k->gen == gen;
+	if (same) {
+		k->event.ret_flags |= uk->ret_flags;
+		if (!k->event.ret_data[0] && !k->event.ret_data[1]) {
+			k->event.ret_data[0] = uk->ret_data[0];
+			k->event.ret_data[1] = uk->ret_data[1];
+		}
 	}
 	spin_unlock_irqrestore(&k->ulock, flags);
-	kevent_ready_add(k, true);
+	if (same)
+		kevent_ready_add(k, true);
+}
+
+/* Whether the snapshot @i of @b was the kevent's last word. */
+static bool kevent_batch_final(struct kevent_batch *b, unsigned int i)
+{
+	return b->uk[i].req_flags & KEVENT_REQ_ONESHOT ||
+	       b->uk[i].ret_flags & KEVENT_RET_BROKEN;
 }
 
 /*
  * The first @copied snapshots of @b reached user memory: remove those that
- * were final (ONESHOT, broken).  The others go back to the ready list, in
- * their order.  Drops the batch's references.
+ * were final (ONESHOT, broken) unless MODIFY changed them since.  The
+ * others go back to the ready list, in their order.  Both under ctl_mutex,
+ * so no other delivery of the same kevent is between its take and its
+ * snapshot meanwhile.  Drops the batch's references.
  */
 static void kevent_batch_finish(struct kevent_user *u, struct kevent_batch *b,
 				unsigned int copied)
 {
-	bool final = false;
+	bool locked = false, final = false;
 	unsigned int i;
 
-	for (i = b->n; i-- > copied;)
-		kevent_undo_delivery(b->k[i], &b->uk[i]);
 	for (i = 0; i < copied; i++)
-		if (b->uk[i].req_flags & KEVENT_REQ_ONESHOT ||
-		    b->uk[i].ret_flags & KEVENT_RET_BROKEN)
-			final = true;
+		final |= kevent_batch_final(b, i);
 	/*
 	 * Killed while another caller holds ctl_mutex (in a ->poll that
-	 * sleeps): the final kevents stay in the tree, detached, until
-	 * REMOVE or close; the task is dying anyway.
+	 * sleeps): the undo still happens; the final kevents stay in the
+	 * tree, detached, until REMOVE or close.
 	 */
-	if (final && !mutex_lock_killable(&u->ctl_mutex)) {
+	if (final || copied < b->n)
+		locked = !mutex_lock_killable(&u->ctl_mutex);
+	for (i = b->n; i-- > copied;)
+		kevent_undo_delivery(b->k[i], &b->uk[i], b->gen[i]);
+	if (locked) {
 		for (i = 0; i < copied; i++) {
 			struct kevent *k = b->k[i];
 
-			if ((b->uk[i].req_flags & KEVENT_REQ_ONESHOT ||
-			     b->uk[i].ret_flags & KEVENT_RET_BROKEN) && k->in_tree)
+			if (kevent_batch_final(b, i) && k->in_tree &&
+			    READ_ONCE(k->gen) == b->gen[i])
 				kevent_remove(k, true);
 		}
 		mutex_unlock(&u->ctl_mutex);
@@ -561,7 +606,7 @@ static void kevent_batch_finish(struct kevent_user *u, struct kevent_batch *b,
 /*
  * Deliver up to @max ready kevents to @buf.  Returns how many were
  * copied; 0 when none was ready; -EFAULT when the first copy faulted (the
- * kevent stays ready), -EINTR on a fatal signal.
+ * kevent stays ready), -EINTR on a signal while waiting for ctl_mutex.
  */
 static long kevent_deliver_to_buf(struct kevent_user *u,
 				  struct ukevent __user *buf, unsigned int max)
@@ -627,7 +672,9 @@ static ktime_t kevent_deadline(u64 timeout)
  * A waiter woken when others took the events, or whose events turned out
  * not ready at delivery, keeps waiting until its timeout.  Every round
  * either sleeps or takes kevents off the ready list, and a signal ends
- * the call, so no caller spins.  The ring is not touched.
+ * the call, so no caller spins.  One call delivers at most as many kevents
+ * as the queue holds, so a kevent that is ready again at once (a 1 ns
+ * timer) cannot keep a call going.  The ring is not touched.
  *
  * Return: the number of kevents copied (0 at the timeout), -EINTR when a
  * signal came before any was copied, -EFAULT when the first copy faulted.
@@ -638,7 +685,7 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 {
 	ktime_t deadline = kevent_deadline(timeout);
 	bool wait = timeout && !nonblock;
-	unsigned int num;
+	unsigned int num, limit;
 	long ret;
 	int err;
 
@@ -647,11 +694,12 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 		if (err == -EINTR)
 			return err;
 
-		for (num = 0; num < max_nr; num += ret) {
-			ret = kevent_deliver_to_buf(u, buf + num, max_nr - num);
+		limit = min(max_nr, max(READ_ONCE(u->kevent_num), 1U));
+		for (num = 0; num < limit; num += ret) {
+			ret = kevent_deliver_to_buf(u, buf + num, limit - num);
 			if (ret < 0 && !num)
 				return ret;
-			if (ret <= 0 || fatal_signal_pending(current))
+			if (ret <= 0 || signal_pending(current))
 				break;
 			cond_resched();
 		}
@@ -772,7 +820,7 @@ long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 
 	if (!num)
 		return -EINVAL;
-	if (mutex_lock_killable(&u->ring_lock))
+	if (kevent_collect_lock(&u->ring_lock))
 		return -EINTR;
 	if (!u->pring || num >= u->ring_size)
 		ret = -EINVAL;
@@ -785,7 +833,7 @@ long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 		if (err == -EINTR)
 			return err;
 
-		if (mutex_lock_killable(&u->ring_lock))
+		if (kevent_collect_lock(&u->ring_lock))
 			return -EINTR;
 		ret = kevent_ring_fill(u, num);
 		mutex_unlock(&u->ring_lock);

@@ -102,6 +102,8 @@ struct kevent_callbacks {
  * @in_tree: in the queue's tree; protected by the queue's ctl_mutex.
  * @recheck: queued by a notification that could not tell readiness
  *           (KEVENT_RECHECK); ->deliver looks again.  Protected by @ulock.
+ * @gen: bumped by MODIFY, so a delivery in flight knows its snapshot is
+ *       stale; protected by @ulock (and changed under ctl_mutex).
  * @user: the queue.
  * @st: the storage, set by kevent_storage_enqueue(); valid until
  *      ->dequeue returns, even after kevent_storage_fini().
@@ -120,6 +122,7 @@ struct kevent {
 	bool			dead;
 	bool			in_tree;
 	bool			recheck;
+	unsigned int		gen;
 	struct kevent_user	*user;
 	struct kevent_storage	*st;
 	struct kevent_callbacks	callbacks;
@@ -193,8 +196,8 @@ void kevent_user_destroy(struct kevent_user *u);
 int kevent_user_add_ukevent(struct ukevent *uk, struct kevent_user *u);
 int kevent_user_remove_ukevent(struct ukevent *uk, struct kevent_user *u);
 int kevent_user_modify_ukevent(struct ukevent *uk, struct kevent_user *u);
-int kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
-		    struct ukevent __user *arg);
+long kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
+		     struct ukevent __user *arg);
 long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 			    unsigned int max_nr, u64 timeout,
 			    struct ukevent __user *buf, bool nonblock);
