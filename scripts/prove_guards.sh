@@ -6,7 +6,8 @@
 # "Test:" line names a KUnit test as SUITE.TEST, or a user-space test as
 # user:PROGRAM.TEST (one boot of the test initramfs running only that
 # test; a boot that hangs or crashes counts as the test failing, which is
-# what a wedged kernel looks like).  Guards marked "Config: debug" run in
+# what a wedged kernel looks like, and so does a kernel report in that
+# boot's log, lockdep's for one).  Guards marked "Config: debug" run in
 # the debug build, where KASAN and lockdep see them.  Prints a table
 # guard -> test -> result, judged from kunit_tool's JSON; fails unless
 # every named test failed.  $1: an optional glob of guard names ('09-*').
@@ -52,6 +53,10 @@ run_guarded() {	# name test
 			echo HUNG
 			return
 		fi
+		if grep -q 'splat in the kernel log' "$log/$name.run.log"; then
+			echo REPORT
+			return
+		fi
 		python3 "$REPO/scripts/guard_status.py" "$json" "$prog" "$t"
 		;;
 	*)
@@ -93,6 +98,7 @@ for g in "$REPO"/kernel/guards/${1:-*}.patch; do
 		PASS) result="PASSED: the test does not guard this bug"; bad=1 ;;
 		SKIP) result="skipped (see $log/$name.run.log)"; bad=1 ;;
 		HUNG) result="failed as expected (the boot hung)" ;;
+		REPORT) result="failed as expected (a kernel report in the log)" ;;
 		MISSING) result="failed as expected (no result: crashed, see $log/$name.run.log)" ;;
 		*) result="failed as expected ($status)" ;;
 		esac

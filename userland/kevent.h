@@ -8,6 +8,9 @@
 #define KEVENT_USER_H
 
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/ukevent.h>
@@ -47,6 +50,28 @@ static inline int kevent_ring_init(int fd, struct kevent_ring *ring,
 				   unsigned int num)
 {
 	return syscall(__NR_kevent_ring_init, fd, ring, num);
+}
+
+/*
+ * A value of the queue's /proc/self/fdinfo/FD (kevents, ready,
+ * user_kevents, added, immediately, delivered, ring), or -1.
+ */
+static inline long kevent_fdinfo(int fd, const char *key)
+{
+	char path[64], line[128];
+	size_t len = strlen(key);
+	long val = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':')
+			val = atol(line + len + 1);
+	fclose(f);
+	return val;
 }
 
 /* A timer request: period @ns nanoseconds. */

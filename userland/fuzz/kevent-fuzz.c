@@ -689,13 +689,31 @@ static void op_signal(struct thr *t)
 	pthread_kill(to->t, SIGUSR1);
 }
 
+/*
+ * How often each kind runs, relative to the others: the system calls most,
+ * fork (milliseconds in UML) and the memory games least.
+ */
+static const unsigned int kind_weight[K_NR] = {
+	[K_ADD] = 8, [K_REMOVE] = 4, [K_MODIFY] = 4, [K_GET] = 6, [K_RING] = 2,
+	[K_WAIT] = 3, [K_CHURN] = 3, [K_IO] = 6, [K_RINGMEM] = 1, [K_PASS] = 1,
+	[K_FORK] = 1, [K_SIGNAL] = 1,
+};
+
 static void one_op(struct thr *t)
 {
-	unsigned int k;
+	unsigned int k, total = 0, r;
 
-	do
-		k = below(t, K_NR);
-	while (!(kinds & (1u << k)));
+	for (k = 0; k < K_NR; k++)
+		if (kinds & (1u << k))
+			total += kind_weight[k];
+	r = below(t, total);
+	for (k = 0; k < K_NR; k++) {
+		if (!(kinds & (1u << k)))
+			continue;
+		if (r < kind_weight[k])
+			break;
+		r -= kind_weight[k];
+	}
 
 	switch (k) {
 	case K_ADD: op_ctl(t, KEVENT_CTL_ADD); break;
@@ -817,24 +835,6 @@ static void *interrupter(void *arg)
 	return NULL;
 }
 
-static long fdinfo(int fd, const char *key)
-{
-	char path[64], line[128];
-	size_t len = strlen(key);
-	long val = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == ':')
-			val = atol(line + len + 1);
-	fclose(f);
-	return val;
-}
-
 /* After everything is closed: no kevent left, and a timer once. */
 static void final_checks(void)
 {
@@ -849,7 +849,7 @@ static void final_checks(void)
 	for (i = 0; i < 50 && left; i++) {
 		struct timespec ts = { 0, 20 * MS };
 
-		left = fdinfo(q, "user_kevents");
+		left = kevent_fdinfo(q, "user_kevents");
 		if (left)
 			nanosleep(&ts, NULL);
 	}

@@ -34,25 +34,6 @@ static int add1(int q, struct ukevent *uk)
 	return kevent_ctl(q, KEVENT_CTL_ADD, 1, uk);
 }
 
-/* A value of the queue's /proc/self/fdinfo/FD, or -1. */
-static long fdinfo(int fd, const char *key)
-{
-	char path[64], line[128];
-	size_t len = strlen(key);
-	long val = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == ':')
-			val = atol(line + len + 1);
-	fclose(f);
-	return val;
-}
-
 /* ns for @n getppid() calls. */
 static __u64 syscall_time(int n)
 {
@@ -87,7 +68,7 @@ TEST(epoll_fd_refused_one_level)
 	uk = kevent_socket(e, KEVENT_SOCKET_RECV, 0);
 	EXPECT_EQ(1, add1(a, &uk));
 	EXPECT_EQ(-EINVAL, (int)uk.ret_data[1]);
-	EXPECT_EQ(0, fdinfo(a, "kevents"));
+	EXPECT_EQ(0, kevent_fdinfo(a, "kevents"));
 	close(e);
 	close(a);
 }
@@ -231,7 +212,7 @@ TEST(event_mask_matching_nothing_einval)
 	EXPECT_EQ(0, kevent_ctl(q, KEVENT_CTL_MODIFY, 1, &uk));
 	EXPECT_EQ(KEVENT_RET_BROKEN | KEVENT_RET_DONE, uk.ret_flags);
 	EXPECT_EQ(-EINVAL, (int)uk.ret_data[1]);
-	EXPECT_EQ(1, fdinfo(q, "kevents"));
+	EXPECT_EQ(1, kevent_fdinfo(q, "kevents"));
 	close(p[0]);
 	close(p[1]);
 	close(q);
@@ -291,7 +272,7 @@ TEST(modify_fired_oneshot_timer_to_periodic)
 		EXPECT_LE(1U, ev.ret_data[0]);
 		EXPECT_EQ(0U, ev.req_flags);
 	}
-	EXPECT_EQ(1, fdinfo(q, "kevents"));
+	EXPECT_EQ(1, kevent_fdinfo(q, "kevents"));
 	close(q);
 }
 
@@ -315,14 +296,14 @@ TEST(queue_in_flight_on_its_watched_socket_is_freed)
 
 	ASSERT_LE(0, probe);
 	ASSERT_LE(0, q);
-	before = fdinfo(probe, "user_kevents");
+	before = kevent_fdinfo(probe, "user_kevents");
 	ASSERT_LE(0, before);
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s));
 	uk = kevent_poll(s[0], POLLIN, 0);
 	ASSERT_EQ(0, add1(q, &uk));
 	uk = kevent_timer(1000 * MS, 0);
 	ASSERT_EQ(0, add1(q, &uk));
-	EXPECT_EQ(before + 2, fdinfo(probe, "user_kevents"));
+	EXPECT_EQ(before + 2, kevent_fdinfo(probe, "user_kevents"));
 	cm = CMSG_FIRSTHDR(&msg);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
@@ -334,7 +315,7 @@ TEST(queue_in_flight_on_its_watched_socket_is_freed)
 	close(s[0]);
 	/* The last close is synchronous; the unix GC may run a little later. */
 	sleep_ns(50 * MS);
-	EXPECT_EQ(before, fdinfo(probe, "user_kevents"));
+	EXPECT_EQ(before, kevent_fdinfo(probe, "user_kevents"));
 	close(probe);
 }
 
@@ -364,7 +345,7 @@ TEST(last_close_of_watched_file_breaks_kevent)
 	ASSERT_EQ(1, kevent_get_events(q, 1, 1, 100 * MS, &uk, 0));
 	EXPECT_EQ(KEVENT_RET_BROKEN | KEVENT_RET_DONE, uk.ret_flags);
 	EXPECT_EQ(-EBADF, (int)uk.ret_data[1]);
-	EXPECT_EQ(0, fdinfo(q, "kevents"));
+	EXPECT_EQ(0, kevent_fdinfo(q, "kevents"));
 	close(p[1]);
 	close(q);
 }
@@ -385,13 +366,13 @@ TEST(fdinfo_shows_counters_and_close_logs_nothing)
 	uk[2] = kevent_poll(p[0], POLLIN, 0);	/* ready at once */
 	ASSERT_EQ(1, kevent_ctl(q, KEVENT_CTL_ADD, 3, uk));
 	ASSERT_EQ(1, kevent_get_events(q, 1, 1, 100 * MS, uk, 0));
-	EXPECT_EQ(1, fdinfo(q, "kevents"));
-	EXPECT_EQ(0, fdinfo(q, "ready"));
-	EXPECT_EQ(3, fdinfo(q, "added"));
-	EXPECT_EQ(1, fdinfo(q, "immediately"));
-	EXPECT_EQ(1, fdinfo(q, "delivered"));
-	EXPECT_EQ(0, fdinfo(q, "ring"));
-	EXPECT_LE(1, fdinfo(q, "user_kevents"));
+	EXPECT_EQ(1, kevent_fdinfo(q, "kevents"));
+	EXPECT_EQ(0, kevent_fdinfo(q, "ready"));
+	EXPECT_EQ(3, kevent_fdinfo(q, "added"));
+	EXPECT_EQ(1, kevent_fdinfo(q, "immediately"));
+	EXPECT_EQ(1, kevent_fdinfo(q, "delivered"));
+	EXPECT_EQ(0, kevent_fdinfo(q, "ring"));
+	EXPECT_LE(1, kevent_fdinfo(q, "user_kevents"));
 	close(q);
 
 	n = klogctl(3, log, 1 << 20);	/* SYSLOG_ACTION_READ_ALL */
