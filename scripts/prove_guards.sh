@@ -17,6 +17,7 @@ set -u
 
 log=$RESULTS/guards
 mkdir -p "$log"
+export JSON_OUT=1	# the stage scripts write kunit_tool's JSON
 rows=()
 bad=0
 current=
@@ -43,6 +44,7 @@ run_guarded() {	# name test
 	case $test in
 	user:*)
 		local prog=${test#user:} t
+		rm -f "$RESULTS/userland.json"
 		t=${prog#*.}
 		prog=${prog%%.*}
 		USERLAND_TIMEOUT=${GUARD_BOOT_TIMEOUT:-240} \

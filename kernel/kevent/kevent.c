@@ -264,7 +264,9 @@ int kevent_init(struct kevent *k)
  * @st: the storage
  * @k: the kevent
  *
- * Called from ->enqueue once the origin is held.
+ * Called from ->enqueue once the origin is held, with everything the
+ * callbacks need already in @k (k->priv): a notification may run them as
+ * soon as @k is attached, at the very unlock that attaches it.
  *
  * Return: 0, or -EBADF when the origin is gone (kevent_storage_fini()).
  */

@@ -341,12 +341,15 @@ int kevent_file_enqueue(struct kevent *k, const struct kevent_file_ops *ops)
 		err = PTR_ERR(kf);
 		goto out;
 	}
-	/* Not dead: its file is alive, held here. */
+	/*
+	 * The callbacks find the origin in k->priv as soon as @k is on the
+	 * storage: a wake-up may come at the unlock that attaches it.  Not
+	 * dead: its file is alive, held here.
+	 */
+	k->priv = kf;
 	err = kevent_storage_enqueue(&kf->st, k);
-	if (!err) {
+	if (!err)
 		kf->users++;
-		k->priv = kf;
-	}
 	mutex_unlock(&kf->mtx);
 	if (err) {
 		kevent_file_put(kf);
