@@ -36,11 +36,19 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
                     printed with the command that replays it
   --fuzz-ops N      operations per seed (default 100000)
   --fuzz-time SEC   at most this long per seed (default 60)
+  --smp             instead of the UML layers: build kevent into an x86_64
+                    kernel (debug configuration: lockdep, KASAN, kmemleak),
+                    boot it in QEMU with 4 vCPUs (multi-threaded TCG) and
+                    run the KUnit suites and the user-space suites there;
+                    results in .work/results/smp-{kunit,userland}.json
+  --kcsan           with --smp: KCSAN instead of KASAN (own build dir);
+                    the data races it reports in kevent code fail the run
   -h, --help        this text
 
 Environment: KERNEL_SRC=DIR uses that 6.12.x tree instead of Debian's
 linux-source-6.12.  The UML binary of the last run is .work/build/linux
-(.work/build-nocov/linux, .work/build-debug/linux with those options).
+(.work/build-nocov/linux, .work/build-debug/linux with those options); the
+x86_64 kernel is .work/build-smp/arch/x86/boot/bzImage (build-smp-kcsan).
 EOF
 }
 
@@ -51,6 +59,7 @@ shell=0
 guards=0
 bench=0
 fuzz=
+smp=0
 export COVERAGE=1 DEBUG_CONFIG=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -69,6 +78,8 @@ while [ $# -gt 0 ]; do
 	--fuzz=*) fuzz=${1#*=} ;;
 	--fuzz-ops) [ $# -ge 2 ] || die "--fuzz-ops needs a number"; export FUZZ_OPS=$2; shift ;;
 	--fuzz-time) [ $# -ge 2 ] || die "--fuzz-time needs seconds"; export FUZZ_TIME=$2; shift ;;
+	--smp) smp=1 ;;
+	--kcsan) export KCSAN=1 ;;
 	--json) [ $# -ge 2 ] || die "--json needs a file name"; json=$2; shift ;;
 	--json=*) json=${1#*=} ;;
 	-*) usage >&2; die "unknown option $1" ;;
@@ -84,6 +95,10 @@ if [ $bench = 1 ]; then
 	export SETUP_BENCH=1
 fi
 [ -n "$fuzz" ] && DEBUG_CONFIG=1
+if [ "${KCSAN:-0}" = 1 ] && [ $smp = 0 ]; then
+	die "--kcsan goes with --smp"
+fi
+[ $smp = 1 ] && export SETUP_SMP=1
 if [ "$DEBUG_CONFIG" = 1 ]; then
 	COVERAGE=0 BUILD=$WORK/build-debug
 elif [ "$COVERAGE" = 0 ]; then
@@ -111,6 +126,20 @@ userland() {
 
 must setup "$REPO/scripts/setup.sh"
 must prepare "$REPO/scripts/prepare_tree.sh"
+if [ $smp = 1 ]; then
+	# The x86_64 SMP layers (scripts/*smp*): their own build, no coverage.
+	rm -f "$RESULTS"/smp-*.json
+	must smp-build "$REPO/scripts/build_smp.sh"
+	run_stage smp-kunit "$REPO/scripts/run_smp_kunit.sh" "$filter"
+	run_stage smp-userland-build "$REPO/scripts/build_userland.sh"
+	run_stage smp-userland "$REPO/scripts/run_smp_userland.sh"
+	stage summary
+	printf '  stage times: %s\n' "$(IFS=,; echo "${timings[*]}")"
+	# No coverage in the SMP kernel (the report stays the UML runs').
+	exec python3 "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
+		--layers smp-kunit,smp-userland --coverage-layers '' \
+		${json:+--json "$json"} --failed-stages "$(IFS=,; echo "${failed[*]}")"
+fi
 must build "$REPO/scripts/build_kernel.sh"
 if [ $guards = 1 ] && [ -n "$fuzz" ]; then
 	stage "prove that the fuzzer finds the guarded defects"

@@ -58,3 +58,35 @@ boot_initramfs() {
 		"${cmd[@]}"
 	fi
 }
+
+# The x86_64 SMP kernel (./run_tests.sh --smp [--kcsan]), built by
+# kunit_tool for QEMU: its build dir (KCSAN=1: the KCSAN variant), the
+# bzImage, kunit_tool's QEMU config, and the file-name prefix of its logs.
+if [ "${KCSAN:-0}" = 1 ]; then
+	SMP_BUILD=$WORK/build-smp-kcsan
+	SMP_TAG=smp-kcsan
+else
+	SMP_BUILD=$WORK/build-smp
+	SMP_TAG=smp
+fi
+BZIMAGE=$SMP_BUILD/arch/x86/boot/bzImage
+QEMU_CONFIG=$REPO/configs/qemu_x86_64_smp.py
+
+# The kunitconfig fragments of the SMP kernel, as kunit_tool arguments:
+# base.config without its UML-only lines and debug.config (copies in the
+# build dir), x86_64.config and, with KCSAN=1, x86_64-kcsan.config.
+# kunit_tool refuses two values for one option, so KCSAN's copy of
+# debug.config is the one without KASAN (KCSAN excludes it).
+smp_kunitconfig_args() {
+	local base=$SMP_BUILD/kevent-base.config debug=$SMP_BUILD/kevent-debug.config
+	local drop='^$'
+
+	mkdir -p "$SMP_BUILD"
+	grep -Ev '^CONFIG_(HOSTFS|NULL_CHAN)=' "$REPO/configs/base.config" > "$base"
+	[ "${KCSAN:-0}" = 1 ] && drop='^CONFIG_KASAN(_[A-Z_]*)?='
+	grep -Ev "$drop" "$REPO/configs/debug.config" > "$debug"
+	printf '%s\n' --kunitconfig "$base" --kunitconfig "$debug" \
+		--kunitconfig "$REPO/configs/x86_64.config"
+	[ "${KCSAN:-0}" = 1 ] && printf '%s\n' --kunitconfig "$REPO/configs/x86_64-kcsan.config"
+	return 0
+}

@@ -16,6 +16,9 @@ declare -A NEED=(
 )
 # The benchmark's plots (./run_tests.sh --bench only).
 [ "${SETUP_BENCH:-0}" = 1 ] && NEED[gnuplot]=gnuplot-nox
+# The x86_64 SMP kernel's machine (./run_tests.sh --smp only); it brings
+# qemu-system-data with qboot.rom.
+[ "${SETUP_SMP:-0}" = 1 ] && NEED[qemu-system-x86_64]=qemu-system-x86
 # files -> Debian package
 declare -A NEED_FILES=(
 	[/usr/include/libelf.h]=libelf-dev

@@ -18,8 +18,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', 'coverage'))
 import lcov_info  # noqa: E402
 
-LAYERS = (('kunit', 'KUnit (in-kernel)'), ('userland', 'user space (booted UML)'),
-          ('fuzz', 'fuzz (debug UML, one test per seed)'))
+# Every layer the harness runs, by kernel: the UML ones (the default run,
+# --debug, --fuzz) and the x86_64 SMP ones (--smp, --smp --kcsan).
+LAYERS = (('kunit', 'KUnit (UML)'), ('userland', 'user space (UML)'),
+          ('fuzz', 'fuzz (debug UML, one test per seed)'),
+          ('smp-kunit', 'KUnit (x86_64 SMP, 4 vCPUs, QEMU)'),
+          ('smp-userland', 'user space (x86_64 SMP, 4 vCPUs, QEMU)'))
 
 
 def walk(group, prefix=''):
@@ -49,7 +53,7 @@ def load_coverage(results):
 def least_covered(cov, tree, base='all', limit=5):
     """Lines naming the least-covered functions of layer BASE ('all': both
     test layers together, each shown too)."""
-    if not cov[base]:
+    if not cov.get(base):
         return []
     rows = lcov_info.least_covered(cov[base], limit)
     if not rows:
@@ -121,7 +125,8 @@ def main():
     ap.add_argument('--tree', default='')
     ap.add_argument('--layers', default='kunit,userland')
     ap.add_argument('--coverage-layers', default='kunit,userland,all',
-                    help='the coverage columns, when their data is there')
+                    help='the coverage columns, when their data is there '
+                    '(empty: none, for kernels built without coverage)')
     ap.add_argument('--json', metavar='FILE')
     ap.add_argument('--floors', metavar='FILE',
                     help='coverage floors (layer file percent); a miss counts as a failure')

@@ -5,13 +5,16 @@
  * Mounts /proc, /sys, /dev (devtmpfs), /tmp and debugfs, brings loopback up,
  * then runs every program in /tests in name order.  Each program prints KTAP
  * (kselftest_harness); init nests it under one KTAP document, one subtest
- * per program, and writes it to a file on the host through hostfs, a
- * channel kernel messages cannot garble.  A program that crashes, prints no
- * result or outlives its timeout is "not ok".  Then init powers the machine
- * off cleanly, so gcov data is written.
+ * per program, and writes it to a file on the host through hostfs (UML) or
+ * to a serial port of its own (QEMU), a channel kernel messages cannot
+ * garble.  A program that crashes, prints no result or outlives its
+ * timeout is "not ok".  Then init powers the machine off cleanly, so gcov
+ * data is written.
  *
  * Kernel command line (unknown name=value pairs reach init's environment):
  *   KEVENT_RESULTS=/host/dir   where the KTAP goes (hostfs); default: console
+ *   KEVENT_RESULTS=/dev/ttyS1  ... or to this serial port, raw (QEMU's
+ *                              -serial file:HOSTFILE for the second port)
  *   KEVENT_TIMEOUT=seconds     per program, default 300
  *   KEVENT_KMEMLEAK=1          scan for leaks after the tests (debug kernels)
  *   KEVENT_ONLY=program        run only /tests/program ...
@@ -40,6 +43,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -342,7 +346,21 @@ int main(void)
 		run_fuzz(getenv("KEVENT_FUZZ"), timeout);
 
 	out = stdout;
-	if (results) {
+	if (results && !strncmp(results, "/dev/", 5)) {
+		/* A serial port: raw, so the KTAP arrives byte for byte. */
+		struct termios tio;
+
+		fd = open(results, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0 && !tcgetattr(fd, &tio)) {
+			cfmakeraw(&tio);
+			cfsetospeed(&tio, B115200);
+			tcsetattr(fd, TCSANOW, &tio);
+		}
+		if (fd < 0 || !(out = fdopen(fd, "w"))) {
+			note("cannot write %s: %s", results, strerror(errno));
+			power_off();
+		}
+	} else if (results) {
 		mount_one("none", RESULTS_MNT, "hostfs", results);
 		fd = open(RESULTS_MNT "/userland.ktap",
 			  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -370,7 +388,12 @@ int main(void)
 	fflush(out);
 	if (getenv("KEVENT_KMEMLEAK"))
 		kmemleak_scan();
-	if (fd >= 0) {
+	if (fd >= 0 && isatty(fd)) {
+		/* Everything written has left the port before power-off. */
+		fflush(out);
+		tcdrain(fd);
+		fclose(out);
+	} else if (fd >= 0) {
 		fsync(fd);
 		fclose(out);
 		umount(RESULTS_MNT);

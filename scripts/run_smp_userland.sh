@@ -1,0 +1,62 @@
+#!/bin/bash
+# Boot the x86_64 SMP kernel in QEMU (4 vCPUs, multi-threaded TCG) with the
+# test initramfs as -initrd, rdinit=/init.  As the debug UML boot does, the
+# kevent KUnit suites run first, then init runs the user-space tests, scans
+# for leaks (KEVENT_KMEMLEAK=1) and powers off through ACPI, which ends
+# QEMU.  init writes its KTAP to the second serial port (ttyS1), which
+# QEMU puts in a host file; kunit_tool parses it.  Fails on a test
+# failure, a missing result, a panic, a splat or a boot that outlives its
+# timeout.  USERLAND_ARGS adds kernel arguments (e.g. KEVENT_ONLY=prog).
+set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+timeout=${SMP_USERLAND_TIMEOUT:-2400}
+command -v qemu-system-x86_64 >/dev/null ||
+	die "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (./run_tests.sh --smp does)"
+[ -f "$BZIMAGE" ] || die "no x86_64 kernel at $BZIMAGE: run scripts/build_smp.sh first"
+[ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: run scripts/build_userland.sh"
+mkdir -p "$RESULTS"
+console=$RESULTS/$SMP_TAG-userland-console.log
+ktap=$RESULTS/$SMP_TAG-userland.ktap
+rm -f "$ktap"
+
+export KEVENT_QEMU_INITRD=$USERLAND_OUT/initramfs.cpio KEVENT_QEMU_RESULTS=$ktap
+read -ra extra <<< "${USERLAND_ARGS:-}"
+mapfile -d '' cmd < <(python3 "$REPO/scripts/qemu_cmd.py" "$(dirname "$KUNIT_PY")" \
+	"$QEMU_CONFIG" "$SMP_BUILD" kunit.filter_glob='kevent*' \
+	KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE="${SMP_TOLERANCE_SCALE:-5}" \
+	KEVENT_RESULTS=/dev/ttyS1 KEVENT_TIMEOUT=$((timeout / 4)) "${extra[@]}")
+[ ${#cmd[@]} -gt 0 ] || die "cannot make the QEMU command from $QEMU_CONFIG"
+printf 'booting:'; printf ' %q' "${cmd[@]}"; printf '\n'
+set +e
+timeout --kill-after=10 "$timeout" "${cmd[@]}" </dev/null >"$console" 2>&1
+rc=$?
+set -e
+[ -f "$ktap" ] || : > "$ktap"
+
+problem=
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	problem="the QEMU boot hung: killed after $timeout s"
+elif grep -q 'Kernel panic' "$console"; then
+	problem="kernel panic (see $console)"
+elif [ $rc != 0 ]; then
+	problem="QEMU exited with status $rc (see $console)"
+elif ! grep -q 'kevent-init: done, powering off' "$console"; then
+	problem="init did not finish (see $console)"
+elif [ ! -s "$ktap" ]; then
+	problem="no user-space results were written (see $console)"
+fi
+
+json=()
+[ -n "${JSON_OUT:-}" ] && json=(--json="$RESULTS/smp-userland.json")
+set +e
+python3 "$KUNIT_PY" parse "${json[@]}" "$ktap" | tee "$RESULTS/$SMP_TAG-userland-parsed.txt"
+parse_rc=${PIPESTATUS[0]}
+set -e
+if [ -n "$problem" ]; then
+	tail -n 30 "$console" >&2
+	die "SMP user space: $problem"
+fi
+[ "$parse_rc" = 0 ] || die "SMP user-space tests failed (KTAP: $ktap)"
+"$REPO/scripts/check_smp_log.sh" "$console" "SMP user space"
