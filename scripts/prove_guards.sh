@@ -8,7 +8,9 @@
 # test; a boot that hangs or crashes counts as the test failing, which is
 # what a wedged kernel looks like, and so does a kernel report in that
 # boot's log, lockdep's for one).  Guards marked "Config: debug" run in
-# the debug build, where KASAN and lockdep see them.  Prints a table
+# the debug build, where KASAN and lockdep see them; "Config: smp" in the
+# x86_64 SMP kernel (./run_tests.sh --smp builds it), for races that need
+# two CPUs.  Prints a table
 # guard -> test -> result, judged from kunit_tool's JSON; fails unless
 # every named test failed.  $1: an optional glob of guard names ('09-*').
 set -u
@@ -29,7 +31,9 @@ restore() {
 trap restore EXIT
 
 build_for() {	# config -> sets BUILD, DEBUG_CONFIG, COVERAGE for the stage scripts
-	if [ "$1" = debug ]; then
+	if [ "$1" = smp ]; then
+		export KEVENT_BUILD=$WORK/build DEBUG_CONFIG=1 COVERAGE=0
+	elif [ "$1" = debug ]; then
 		export KEVENT_BUILD=$WORK/build-debug DEBUG_CONFIG=1 COVERAGE=0
 	else
 		export KEVENT_BUILD=$WORK/build DEBUG_CONFIG=0 COVERAGE=1
@@ -62,8 +66,15 @@ run_guarded() {	# name test
 		python3 "$REPO/scripts/guard_status.py" "$json" "$prog" "$t"
 		;;
 	*)
-		python3 "$KUNIT_PY" exec --arch um --build_dir "$KEVENT_BUILD" --timeout 300 \
-			--json="$json" "$test" >"$log/$name.run.log" 2>&1
+		if [ "$config" = smp ]; then
+			rm -f "$RESULTS/smp-kunit.json"
+			SMP_KUNIT_TIMEOUT=300 "$REPO/scripts/run_smp_kunit.sh" "$test" \
+				>"$log/$name.run.log" 2>&1
+			cp "$RESULTS/smp-kunit.json" "$json" 2>/dev/null
+		else
+			python3 "$KUNIT_PY" exec --arch um --build_dir "$KEVENT_BUILD" --timeout 300 \
+				--json="$json" "$test" >"$log/$name.run.log" 2>&1
+		fi
 		python3 "$REPO/scripts/guard_status.py" "$json" "${test%%.*}" "${test#*.}"
 		;;
 	esac
@@ -91,7 +102,9 @@ for g in "$REPO"/kernel/guards/${1:-*}.patch; do
 		continue
 	fi
 	current=$g
-	if ! "$REPO/scripts/build_kernel.sh" >"$log/$name.build.log" 2>&1; then
+	builder=$REPO/scripts/build_kernel.sh
+	[ "$config" = smp ] && builder=$REPO/scripts/build_smp.sh
+	if ! "$builder" >"$log/$name.build.log" 2>&1; then
 		result="build failed (see $log/$name.build.log)"
 		bad=1
 	else
@@ -114,6 +127,7 @@ for config in normal debug; do
 	build_for "$config"
 	[ -x "$KEVENT_BUILD/linux" ] && "$REPO/scripts/build_kernel.sh" >"$log/rebuild-$config.log" 2>&1
 done
+[ -f "$BZIMAGE" ] && "$REPO/scripts/build_smp.sh" >"$log/rebuild-smp.log" 2>&1
 
 printf '\n%-40s %-64s %s\n' "guard" "test" "result"
 for r in "${rows[@]}"; do
