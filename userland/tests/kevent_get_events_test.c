@@ -86,9 +86,14 @@ TEST_F(q, min_nr_waits_for_that_many)
 	ASSERT_EQ(3, r);
 	/* Not before the last timer fired (8 ms after it was added). */
 	EXPECT_LE(8 * MS, now_ns() - t0);
-	EXPECT_EQ(2 * MS, ev[0].id.raw[1]);
-	EXPECT_EQ(4 * MS, ev[1].id.raw[1]);
-	EXPECT_EQ(8 * MS, ev[2].id.raw[1]);
+	/*
+	 * All three (on SMP, timers armed from different CPUs may be late in
+	 * any order, so the order is not checked).
+	 */
+	EXPECT_EQ(14 * MS, ev[0].id.raw[1] + ev[1].id.raw[1] + ev[2].id.raw[1]);
+	EXPECT_NE(ev[0].id.raw[1], ev[1].id.raw[1]);
+	EXPECT_NE(ev[1].id.raw[1], ev[2].id.raw[1]);
+	EXPECT_NE(ev[0].id.raw[1], ev[2].id.raw[1]);
 }
 
 TEST_F(q, max_nr_caps_the_copy)
@@ -155,8 +160,12 @@ TEST_F(q, wait_forever_woken_by_other_thread)
 	int r;
 	__u64 dt;
 
+	__u64 t0 = now_ns();
+
+	/* From before the thread starts its 10 ms: on SMP it starts at once. */
 	ASSERT_EQ(0, pthread_create(&t, NULL, add_later, &self->fd));
-	dt = timed_get(self->fd, 1, 1, KEVENT_WAIT_FOREVER, &ev, &r);
+	timed_get(self->fd, 1, 1, KEVENT_WAIT_FOREVER, &ev, &r);
+	dt = now_ns() - t0;
 	pthread_join(t, NULL);
 	EXPECT_EQ(1, r);
 	EXPECT_LE(10 * MS, dt);
