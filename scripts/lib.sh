@@ -90,3 +90,38 @@ smp_kunitconfig_args() {
 	[ "${KCSAN:-0}" = 1 ] && printf '%s\n' --kunitconfig "$REPO/configs/x86_64-kcsan.config"
 	return 0
 }
+
+# The end of a user-space layer: parse its KTAP with kunit_tool ($RESULTS/
+# NAME.json with JSON_OUT), then fail on the boot's PROBLEM (if any), a
+# failed test, or a report in its console (CHECKER: check_log.sh or
+# check_smp_log.sh).  Usage: finish_user_layer WHAT KTAP NAME PARSED
+# CONSOLE PROBLEM CHECKER
+finish_user_layer() {
+	local what=$1 ktap=$2 name=$3 parsed=$4 console=$5 problem=$6 checker=$7
+	local jsonarg=() rc
+
+	[ -n "${JSON_OUT:-}" ] && jsonarg=(--json="$RESULTS/$name.json")
+	python3 "$KUNIT_PY" parse "${jsonarg[@]}" "$ktap" | tee "$parsed"
+	rc=${PIPESTATUS[0]}
+	if [ -n "$problem" ]; then
+		tail -n 30 "$console" >&2
+		die "$what: $problem"
+	fi
+	[ "$rc" = 0 ] || die "$what tests failed (KTAP: $ktap)"
+	"$checker" "$console" "$what"
+}
+
+# Put a guard of kernel/guards/ into the prepared tree (guard_apply FILE),
+# and take it out again (guard_restore; also on exit once applied).
+guard_current=
+guard_apply() {
+	patch -d "$TREE/kernel" -p1 -s --forward --no-backup-if-mismatch < "$1" || return 1
+	guard_current=$1
+	trap guard_restore EXIT
+}
+
+guard_restore() {
+	[ -n "$guard_current" ] &&
+		patch -d "$TREE/kernel" -p1 -R -s --no-backup-if-mismatch < "$guard_current"
+	guard_current=
+}

@@ -22,13 +22,6 @@ mkdir -p "$log"
 export JSON_OUT=1	# the stage scripts write kunit_tool's JSON
 rows=()
 bad=0
-current=
-
-restore() {
-	[ -n "$current" ] && patch -d "$TREE/kernel" -p1 -R -s --no-backup-if-mismatch < "$current"
-	current=
-}
-trap restore EXIT
 
 build_for() {	# config -> sets BUILD, DEBUG_CONFIG, COVERAGE for the stage scripts
 	if [ "$1" = smp ]; then
@@ -96,12 +89,11 @@ for g in "$REPO"/kernel/guards/${1:-*}.patch; do
 	esac
 	build_for "$config"
 	say "guard $name: $test ($config build)"
-	if ! patch -d "$TREE/kernel" -p1 -s --forward --no-backup-if-mismatch < "$g" >"$log/$name.patch.log" 2>&1; then
+	if ! guard_apply "$g" >"$log/$name.patch.log" 2>&1; then
 		rows+=("$name|$test|does not apply to the current sources")
 		bad=1
 		continue
 	fi
-	current=$g
 	builder=$REPO/scripts/build_kernel.sh
 	[ "$config" = smp ] && builder=$REPO/scripts/build_smp.sh
 	if ! "$builder" >"$log/$name.build.log" 2>&1; then
@@ -118,7 +110,7 @@ for g in "$REPO"/kernel/guards/${1:-*}.patch; do
 		*) result="failed as expected ($status)" ;;
 		esac
 	fi
-	restore
+	guard_restore
 	rows+=("$name|$test|$result")
 done
 

@@ -17,13 +17,6 @@ log=$RESULTS/guards-fuzz
 mkdir -p "$log"
 rows=()
 bad=0
-current=
-
-restore() {
-	[ -n "$current" ] && patch -d "$TREE/kernel" -p1 -R -s --no-backup-if-mismatch < "$current"
-	current=
-}
-trap restore EXIT
 
 "$REPO/scripts/build_userland.sh" >"$log/userland.log" 2>&1 ||
 	die "cannot build the test initramfs (see $log/userland.log)"
@@ -31,13 +24,12 @@ for g in "$REPO"/kernel/guards/*.patch; do
 	grep -q '^Fuzz: yes' "$g" || continue
 	name=$(basename "$g" .patch)
 	say "guard $name: fuzzing the debug UML with the defect put back"
-	patch -d "$TREE/kernel" -p1 -s --forward --no-backup-if-mismatch < "$g" >"$log/$name.patch.log" 2>&1 ||
+	guard_apply "$g" >"$log/$name.patch.log" 2>&1 ||
 		{ rows+=("$name|-|does not apply|-"); bad=1; continue; }
-	current=$g
 	if ! "$REPO/scripts/build_kernel.sh" >"$log/$name.build.log" 2>&1; then
 		rows+=("$name|-|build failed (see $log/$name.build.log)|-")
 		bad=1
-		restore
+		guard_restore
 		continue
 	fi
 	found=
@@ -60,7 +52,7 @@ for g in "$REPO"/kernel/guards/*.patch; do
 		done
 		rows+=("$name|$found|${verdict%%:*}: ${verdict#*: }|$least")
 	fi
-	restore
+	guard_restore
 done
 "$REPO/scripts/build_kernel.sh" >"$log/rebuild.log" 2>&1
 

@@ -48,15 +48,5 @@ elif [ ! -s "$ktap" ]; then
 	problem="no user-space results were written (see $console)"
 fi
 
-json=()
-[ -n "${JSON_OUT:-}" ] && json=(--json="$RESULTS/smp-userland.json")
-set +e
-python3 "$KUNIT_PY" parse "${json[@]}" "$ktap" | tee "$RESULTS/$SMP_TAG-userland-parsed.txt"
-parse_rc=${PIPESTATUS[0]}
-set -e
-if [ -n "$problem" ]; then
-	tail -n 30 "$console" >&2
-	die "SMP user space: $problem"
-fi
-[ "$parse_rc" = 0 ] || die "SMP user-space tests failed (KTAP: $ktap)"
-"$REPO/scripts/check_smp_log.sh" "$console" "SMP user space"
+finish_user_layer "SMP user space" "$ktap" smp-userland "$RESULTS/$SMP_TAG-userland-parsed.txt" "$console" "$problem" \
+	"$REPO/scripts/check_smp_log.sh"

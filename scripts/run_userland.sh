@@ -49,15 +49,5 @@ elif [ ! -s "$ktap" ]; then
 	problem="no user-space results were written (see $console)"
 fi
 
-json=()
-[ -n "${JSON_OUT:-}" ] && json=(--json="$RESULTS/userland.json")
-set +e
-python3 "$KUNIT_PY" parse "${json[@]}" "$ktap" | tee "$RESULTS/userland-parsed.txt"
-parse_rc=${PIPESTATUS[0]}
-set -e
-if [ -n "$problem" ]; then
-	tail -n 30 "$console" >&2
-	die "user space: $problem"
-fi
-[ "$parse_rc" = 0 ] || die "user-space tests failed (KTAP: $ktap)"
-"$REPO/scripts/check_log.sh" "$console" "user space"
+finish_user_layer "user space" "$ktap" userland "$RESULTS/userland-parsed.txt" "$console" "$problem" \
+	"$REPO/scripts/check_log.sh"
