@@ -24,7 +24,9 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
   --json FILE       write all results (both layers) as KernelCI JSON to FILE
   --prove-guards    for each fixed bug, put it back (kernel/guards/),
                     rebuild, and show its test failing; with --fuzz, show
-                    the fuzzer finding the guards marked 'Fuzz: yes'
+                    the fuzzer finding the guards marked 'Fuzz: yes'; with
+                    --smp, the guards proven in the SMP kernel ('Config: smp'
+                    and 'SMP:' lines)
   --shell           boot the kevent UML to a shell on this terminal instead
                     (builds first if needed; 'poweroff' ends it)
   --bench           run the benchmark instead of the tests (kevent against
@@ -126,6 +128,11 @@ userland() {
 
 must setup "$REPO/scripts/setup.sh"
 must prepare "$REPO/scripts/prepare_tree.sh"
+if [ $guards = 1 ] && [ $smp = 1 ]; then
+	stage "prove guards in the SMP kernel"
+	must smp-build "$REPO/scripts/build_smp.sh"
+	exec "$REPO/scripts/prove_guards.sh" --smp
+fi
 if [ $smp = 1 ]; then
 	# The x86_64 SMP layers (scripts/*smp*): their own build, no coverage.
 	rm -f "$RESULTS"/smp-*.json

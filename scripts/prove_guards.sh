@@ -10,13 +10,19 @@
 # boot's log, lockdep's for one).  Guards marked "Config: debug" run in
 # the debug build, where KASAN and lockdep see them; "Config: smp" in the
 # x86_64 SMP kernel (./run_tests.sh --smp builds it), for races that need
-# two CPUs.  Prints a table
+# two CPUs.  A guard whose race the SMP concurrency suite catches without
+# the forced interleaving of its Test: names that test on an "SMP:" line,
+# proven in the SMP kernel too.  Prints a table
 # guard -> test -> result, judged from kunit_tool's JSON; fails unless
-# every named test failed.  $1: an optional glob of guard names ('09-*').
+# every named test failed.  Usage: prove_guards.sh [--smp] [GLOB]: GLOB
+# selects guards by name ('09-*'); --smp proves only what runs in the SMP
+# kernel (the "Config: smp" guards and the "SMP:" lines).
 set -u
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
+smp_only=0
+[ "${1:-}" = --smp ] && { smp_only=1; shift; }
 log=$RESULTS/guards
 mkdir -p "$log"
 export JSON_OUT=1	# the stage scripts write kunit_tool's JSON
@@ -64,6 +70,13 @@ run_guarded() {	# name test
 			SMP_KUNIT_TIMEOUT=300 "$REPO/scripts/run_smp_kunit.sh" "$test" \
 				>"$log/$name.run.log" 2>&1
 			cp "$RESULTS/smp-kunit.json" "$json" 2>/dev/null
+			# A kernel report, also when the kernel died after it.
+			if ! "$REPO/scripts/check_smp_log.sh" "$RESULTS/$SMP_TAG-kunit-console.log" \
+				guard >"$log/$name.check.log" 2>&1 &&
+			   grep -q 'splat in the kernel log' "$log/$name.check.log"; then
+				echo REPORT
+				return
+			fi
 		else
 			python3 "$KUNIT_PY" exec --arch um --build_dir "$KEVENT_BUILD" --timeout 300 \
 				--json="$json" "$test" >"$log/$name.run.log" 2>&1
@@ -73,28 +86,18 @@ run_guarded() {	# name test
 	esac
 }
 
-users=0
-for g in "$REPO"/kernel/guards/${1:-*}.patch; do
-	[ -e "$g" ] || die "no guard matches '${1:-*}' in kernel/guards/"
-	name=$(basename "$g" .patch)
-	test=$(sed -n 's/^Test: //p' "$g")
-	config=$(sed -n 's/^Config: //p' "$g")
-	[ -n "$test" ] || die "$name has no 'Test:' line"
-	case $test in
-	user:*.*) [ $users = 1 ] || "$REPO/scripts/build_userland.sh" >"$log/userland.log" 2>&1 ||
-			die "cannot build the test initramfs (see $log/userland.log)"
-		users=1 ;;
-	*.*) ;;
-	*) die "$name: 'Test: $test' is neither SUITE.TEST nor user:PROGRAM.TEST" ;;
-	esac
+# Prove one guard with one test in one configuration: a row of the table.
+prove() {	# guard-file name config test
+	local g=$1 name=$2 result builder=$REPO/scripts/build_kernel.sh
+	config=$3
+	test=$4
 	build_for "$config"
 	say "guard $name: $test ($config build)"
 	if ! guard_apply "$g" >"$log/$name.patch.log" 2>&1; then
 		rows+=("$name|$test|does not apply to the current sources")
 		bad=1
-		continue
+		return
 	fi
-	builder=$REPO/scripts/build_kernel.sh
 	[ "$config" = smp ] && builder=$REPO/scripts/build_smp.sh
 	if ! "$builder" >"$log/$name.build.log" 2>&1; then
 		result="build failed (see $log/$name.build.log)"
@@ -112,12 +115,38 @@ for g in "$REPO"/kernel/guards/${1:-*}.patch; do
 	fi
 	guard_restore
 	rows+=("$name|$test|$result")
+}
+
+users=0
+for g in "$REPO"/kernel/guards/${1:-*}.patch; do
+	[ -e "$g" ] || die "no guard matches '${1:-*}' in kernel/guards/"
+	name=$(basename "$g" .patch)
+	test=$(sed -n 's/^Test: //p' "$g")
+	smp_test=$(sed -n 's/^SMP: //p' "$g")
+	[ -n "$test" ] || die "$name has no 'Test:' line"
+	case $test in
+	user:*.*) [ $users = 1 ] || "$REPO/scripts/build_userland.sh" >"$log/userland.log" 2>&1 ||
+			die "cannot build the test initramfs (see $log/userland.log)"
+		users=1 ;;
+	*.*) ;;
+	*) die "$name: 'Test: $test' is neither SUITE.TEST nor user:PROGRAM.TEST" ;;
+	esac
+	case $smp_test in
+	'' | *.*) ;;
+	*) die "$name: 'SMP: $smp_test' is not SUITE.TEST" ;;
+	esac
+	config=$(sed -n 's/^Config: //p' "$g")
+	if [ $smp_only = 0 ] || [ "$config" = smp ]; then
+		prove "$g" "$name" "$config" "$test"
+	fi
+	[ -z "$smp_test" ] || prove "$g" "$name" smp "$smp_test"
 done
 
 # Leave the builds matching the sources again.
 for config in normal debug; do
 	build_for "$config"
-	[ -x "$KEVENT_BUILD/linux" ] && "$REPO/scripts/build_kernel.sh" >"$log/rebuild-$config.log" 2>&1
+	[ $smp_only = 0 ] && [ -x "$KEVENT_BUILD/linux" ] &&
+		"$REPO/scripts/build_kernel.sh" >"$log/rebuild-$config.log" 2>&1
 done
 [ -f "$BZIMAGE" ] && "$REPO/scripts/build_smp.sh" >"$log/rebuild-smp.log" 2>&1
 
@@ -126,5 +155,6 @@ for r in "${rows[@]}"; do
 	IFS='|' read -r a b c <<<"$r"
 	printf '%-40s %-64s %s\n' "$a" "$b" "$c"
 done
+[ ${#rows[@]} -gt 0 ] || die "no guard matches '${1:-*}' with an SMP proof"
 [ $bad = 0 ] || die "some guards are not proven (above)"
 say "all ${#rows[@]} guards proven"
