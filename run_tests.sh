@@ -21,7 +21,8 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
                     KASAN, kmemleak, UBSAN, fault injection; own build dir, no
                     coverage); any report in a kernel log fails the run
   --no-lint         skip checkpatch, W=1, shellcheck and the uapi check
-  --json FILE       write all results (both layers) as KernelCI JSON to FILE
+  --json FILE       write all results of the run as one KernelCI JSON
+                    document to FILE (scripts/results.py)
   --prove-guards    for each fixed bug, put it back (kernel/guards/),
                     rebuild, and show its test failing; with --fuzz, show
                     the fuzzer finding the guards marked 'Fuzz: yes'; with

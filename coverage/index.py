@@ -17,7 +17,9 @@ import sys
 
 import lcov_info
 
-LAYERS = (('all', 'both layers'), ('kunit', 'KUnit only'), ('userland', 'user space only'))
+# The report's layers, the union first.
+LAYERS = [(l.name, l.page) for name in ('all', 'kunit', 'userland')
+          for l in lcov_info.LAYERS if l.name == name]
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; }
@@ -45,8 +47,7 @@ def page_of(src, tree):
 
 
 def front_page(results, tree, out):
-    data = {l: lcov_info.parse(os.path.join(results, 'coverage-%s.info' % l)) or {}
-            for l, _ in LAYERS}
+    data = lcov_info.load(results, [l for l, _ in LAYERS])
     rows = []
     for src in sorted(data['all']):
         tds = ['<td class="name">%s</td>' % html.escape(os.path.relpath(src, tree))]

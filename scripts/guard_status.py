@@ -9,8 +9,9 @@ A user-space test is matched by its name or by its kselftest name
 (FIXTURE.TEST, FIXTURE.VARIANT.TEST).
 """
 
-import json
 import sys
+
+import results
 
 
 def find(group, suite, test):
@@ -30,10 +31,8 @@ def main(argv):
     if len(argv) != 4:
         sys.stderr.write(__doc__)
         return 2
-    try:
-        with open(argv[1]) as f:
-            data = json.load(f)
-    except (OSError, ValueError):
+    data = results.load(argv[1])
+    if data is None:
         print('MISSING')
         return 0
     print(find(data, argv[2], argv[3]) or 'MISSING')

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of the harness's Python: the results model (results.py),
+the coverage module (coverage/lcov_info.py), the summary's exit status
+and totals line, and the guard judge (guard_status.py), over the recorded
+inputs in scripts/test_data/.  Run by scripts/selftest.sh (the lint stage
+of ./run_tests.sh), or alone: python3 scripts/test_harness.py -v
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, 'test_data')
+sys.path.insert(0, os.path.join(HERE, '..', 'coverage'))
+sys.path.insert(0, HERE)
+import guard_status  # noqa: E402
+import lcov_info  # noqa: E402
+import results  # noqa: E402
+
+KEVENT_C = '/t/kernel/kevent/kevent.c'
+
+
+def data(name):
+    return os.path.join(DATA, name)
+
+
+class ResultsModel(unittest.TestCase):
+    def run_of(self, name, layers=('kunit', 'userland'), stages=()):
+        return results.Run(data(name), list(layers), list(stages))
+
+    def test_walk_names_nested_suites(self):
+        group = {'name': 'x', 'test_cases': [{'name': 't0', 'status': 'PASS'}],
+                 'sub_groups': [{'name': 's', 'test_cases': [],
+                                 'sub_groups': [{'name': 'u', 'sub_groups': [],
+                                                 'test_cases': [{'name': 't1',
+                                                                 'status': 'FAIL'}]}]}]}
+        self.assertEqual(list(results.walk(group)),
+                         [('', 't0', 'PASS'), ('s.u', 't1', 'FAIL')])
+
+    def test_every_other_status_fails(self):
+        for status in ('FAIL', 'ERROR', 'CRASHED', 'TIMEOUT', ''):
+            self.assertEqual(results.outcome(status), 'FAIL', status)
+        self.assertEqual(results.outcome('SKIP'), 'SKIP')
+
+    def test_passing_layers(self):
+        run = self.run_of('pass')
+        self.assertEqual(run.totals(), results.Counts(4, 0, 2))
+        self.assertEqual(run.harness, [])
+        self.assertEqual([l.name for l, _ in run.sections], ['kunit', 'userland'])
+
+    def test_a_failing_test_counts(self):
+        run = self.run_of('fail')
+        self.assertEqual(run.totals(), results.Counts(3, 1, 1))
+        suites = dict(run.sections[1][1])
+        self.assertEqual(suites['kevent_ring_test'], results.Counts(1, 1, 0))
+
+    def test_a_missing_layer_counts_as_a_failure(self):
+        run = self.run_of('missing')
+        self.assertEqual(run.totals(), results.Counts(2, 1, 1))
+        self.assertIsNone(run.sections[1][1])
+
+    def test_layers_not_run_are_not_read(self):
+        self.assertEqual(self.run_of('pass', layers=('kunit',)).totals(),
+                         results.Counts(2, 0, 1))
+
+    def test_a_failed_stage_counts(self):
+        self.assertEqual(self.run_of('pass', stages=['lint']).totals(),
+                         results.Counts(4, 1, 2))
+
+    def test_a_failed_layer_stage_with_passing_results_counts(self):
+        self.assertEqual(self.run_of('pass', stages=['userland']).totals(),
+                         results.Counts(4, 1, 2))
+
+    def test_a_failed_layer_is_not_counted_twice(self):
+        self.assertEqual(self.run_of('fail', stages=['userland']).totals(),
+                         results.Counts(3, 1, 1))
+        self.assertEqual(self.run_of('missing', stages=['userland']).totals(),
+                         results.Counts(2, 1, 1))
+
+    def test_the_document_carries_the_totals(self):
+        run = self.run_of('fail', stages=['lint'])
+        run.fail('floor: all kevent.c: 50.0% of lines, floor 60%')
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'all.json')
+            run.write(path)
+            self.assertEqual(results.totals_of([path]), run.totals())
+            with open(path) as f:
+                names = [g['name'] for g in json.load(f)['sub_groups']]
+        self.assertEqual(names, ['kunit', 'userland', results.HARNESS])
+        self.assertEqual(run.totals(), results.Counts(3, 3, 1))
+
+    def test_totals_of_several_runs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for name in ('pass', 'fail'):
+                paths.append(os.path.join(tmp, name + '.json'))
+                self.run_of(name).write(paths[-1])
+            paths.append(os.path.join(tmp, 'never-written.json'))
+            self.assertEqual(results.totals_of(paths), results.Counts(7, 2, 3))
+            # A run that exited non-zero fails at least once.
+            self.assertEqual(results.totals_of([paths[0] + '=1']), results.Counts(4, 1, 2))
+            self.assertEqual(results.totals_of([paths[1] + '=1']), results.Counts(3, 1, 1))
+            self.assertEqual(results.totals_of([paths[0] + '=0']), results.Counts(4, 0, 2))
+
+    def test_the_totals_line(self):
+        self.assertEqual(results.totals_line(results.Counts(4, 0, 2)),
+                         '4 passed, 0 failed, 2 skipped')
+        self.assertEqual(results.totals_line(results.Counts(3, 1, 0)), '3 passed, 1 failed')
+
+
+class Coverage(unittest.TestCase):
+    def setUp(self):
+        self.cov = lcov_info.load(data('pass'))
+
+    def test_sections_are_united(self):
+        t = lcov_info.totals(self.cov['all'][KEVENT_C])
+        # Lines 10 and 20 hit (one section each), 11 in neither.
+        self.assertEqual((t['LF'], t['LH']), (3, 2))
+        self.assertEqual((t['FNF'], t['FNH']), (2, 2))
+        self.assertEqual((t['BRF'], t['BRH']), (2, 2))
+
+    def test_missing_data_is_empty(self):
+        self.assertEqual(self.cov['kunit'], {})
+        self.assertIsNone(lcov_info.parse(data('no-such.info')))
+
+    def test_least_covered_function(self):
+        self.assertEqual(lcov_info.least_covered(self.cov['all'], 5),
+                         [(KEVENT_C, 'f', 10, 2, 1, 3)])
+        text = lcov_info.least_covered_text(self.cov, '/')
+        self.assertEqual(text[1].split(), ['f', 't/kernel/kevent/kevent.c:10', '1/2',
+                                           'KUnit', '-,', 'user', '-'])
+
+    def test_table_row(self):
+        rows = lcov_info.table_text(self.cov, '/')
+        self.assertEqual(rows[-1].split(), ['t/kernel/kevent/kevent.c'] + ['-'] * 6 +
+                         ['66.7%', '100.0%', '100.0%'])
+
+    def test_floors(self):
+        self.assertEqual(lcov_info.floors_missed(self.cov, '/', data('floors.conf')), [])
+        self.assertEqual(lcov_info.floors_missed(self.cov, '/', data('floors-high.conf')),
+                         ['floor: all t/kernel/kevent/kevent.c: 66.7% of lines, floor 70%'])
+        self.assertEqual(lcov_info.floors_missed({}, '/', data('floors.conf')),
+                         ['floor: all t/kernel/kevent/kevent.c: no coverage data'])
+
+
+class Summary(unittest.TestCase):
+    def summary(self, *args):
+        p = subprocess.run([sys.executable, os.path.join(HERE, 'summary.py')] + list(args),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        return p.returncode, p.stdout.rstrip('\n').split('\n')[-1]
+
+    def test_exit_status_and_totals_line(self):
+        self.assertEqual(self.summary('--results', data('pass')),
+                         (0, '4 passed, 0 failed, 2 skipped'))
+        self.assertEqual(self.summary('--results', data('fail')),
+                         (1, '3 passed, 1 failed, 1 skipped'))
+        self.assertEqual(self.summary('--results', data('pass'), '--failed-stages', 'lint'),
+                         (1, '4 passed, 1 failed, 2 skipped'))
+
+    def test_a_missed_floor_fails_the_run(self):
+        self.assertEqual(self.summary('--results', data('pass'), '--tree', '/',
+                                      '--floors', data('floors-high.conf')),
+                         (1, '4 passed, 1 failed, 2 skipped'))
+        self.assertEqual(self.summary('--results', data('pass'), '--tree', '/',
+                                      '--floors', data('floors.conf'))[0], 0)
+
+    def test_ci_totals_command(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'run.json')
+            self.summary('--results', data('fail'), '--json', path)
+            p = subprocess.run([sys.executable, os.path.join(HERE, 'results.py'), 'totals',
+                                path, os.path.join(tmp, 'absent.json')],
+                               stdout=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual((p.returncode, p.stdout), (1, '3 passed, 2 failed\n'))
+
+
+class GuardStatus(unittest.TestCase):
+    def test_finds_kunit_and_kselftest_names(self):
+        group = results.load(data('fail/userland.json'))
+        self.assertEqual(guard_status.find(group, 'kevent_ring_test', 'wraps'), 'FAIL')
+        self.assertEqual(guard_status.find(group, 'kevent_ring_test', 'ring.kidx'), 'PASS')
+        self.assertIsNone(guard_status.find(group, 'kevent_ring_test', 'absent'))
+        self.assertIsNone(guard_status.find(group, 'kevent_core', 'a'))
+
+
+if __name__ == '__main__':
+    unittest.main()
