@@ -44,7 +44,7 @@
 #include <linux/file.h>
 #include <linux/fdtable.h>
 #include <linux/poll.h>
-#include <linux/kevent.h>
+#include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 
 #define EV_A		0x1

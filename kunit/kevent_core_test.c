@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
  * KUnit: the kevent state machine, driven through the kernel API with the
- * test storage.  Each case is one rule of SPEC.md.
+ * test storage.  Each case is one rule of
+ * Documentation/userspace-api/kevent.rst.
  */
 #include <kunit/test.h>
 #include <linux/uaccess.h>
 #include <linux/sched/user.h>
 #include <linux/debug_locks.h>
-#include <linux/kevent.h>
+#include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 
 #define EV_A	0x1

@@ -8,7 +8,7 @@
 #include <linux/fs.h>
 #include <linux/pipe_fs_i.h>
 #include <linux/uaccess.h>
-#include <linux/kevent.h>
+#include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 #include "kevent_file_test.h"
 

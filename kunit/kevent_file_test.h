@@ -8,7 +8,7 @@
 #define _KEVENT_FILE_TEST_H
 
 #include <kunit/test.h>
-#include <linux/kevent.h>
+#include "../kevent_internal.h"
 
 #define KF_QUEUES	3
 #define KF_FDS		16

@@ -15,7 +15,7 @@
 #include <linux/pipe_fs_i.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
-#include <linux/kevent.h>
+#include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 #include "kevent_file_test.h"
 

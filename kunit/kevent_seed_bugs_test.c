@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
- * KUnit: the thirteen bugs of the take23 seed (SPEC.md), one test each,
+ * KUnit: the thirteen bugs of the take23 seed (the numbered list "The
+ * seed's bugs" in Documentation/userspace-api/kevent.rst), one test each,
  * named after the bug.  Each fails with the seed's behaviour put back
- * (kunit/guards/, ./run_tests.sh --prove-guards).  The race of bug 9 is
- * forced deterministically: the test storage's callback waits inside the
- * notification while a kthread removes the event.  Bug 10 (lock order) is
- * observable only with lockdep and is skipped without CONFIG_PROVE_LOCKING.
+ * (the project's kernel/guards/, ./run_tests.sh --prove-guards).  The
+ * race of bug 9 is forced deterministically: the test storage's callback
+ * waits inside the notification while a kthread removes the event.  Bug 10
+ * (lock order) is observable only with lockdep and is skipped without
+ * CONFIG_PROVE_LOCKING.
  */
 #include <kunit/test.h>
 #include <linux/kthread.h>
@@ -13,7 +15,7 @@
 #include <linux/sched/user.h>
 #include <linux/debug_locks.h>
 #include <linux/uaccess.h>
-#include <linux/kevent.h>
+#include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 
 #define EV_A	0x1

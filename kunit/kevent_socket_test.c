@@ -15,7 +15,7 @@
 #include <linux/poll.h>
 #include <net/sock.h>
 #include <net/net_namespace.h>
-#include <linux/kevent.h>
+#include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 #include "kevent_file_test.h"
 

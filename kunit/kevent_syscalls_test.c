@@ -14,7 +14,7 @@
 #include <linux/mman.h>
 #include <linux/sched/signal.h>
 #include <linux/uaccess.h>
-#include <linux/kevent.h>
+#include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 
 #define EV_A	0x1

@@ -9,7 +9,7 @@
 #include <linux/mman.h>
 #include <linux/uaccess.h>
 #include <linux/ktime.h>
-#include <linux/kevent.h>
+#include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 
 static struct kt_ctx *kt_current;

@@ -9,7 +9,7 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
-#include <linux/kevent.h>
+#include "../kevent_internal.h"
 
 #define KT_ORIGINS	4
 

@@ -7,7 +7,7 @@
 #include <linux/uaccess.h>
 #include <linux/ktime.h>
 #include <linux/delay.h>
-#include <linux/kevent.h>
+#include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 
 struct ktt {

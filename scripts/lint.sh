@@ -14,11 +14,12 @@ finding() {
 }
 
 # 1. checkpatch.pl, in the tree so it finds its spelling and const lists.
-# ENOSYS is ignored on purpose: SPEC.md gives -ENOSYS to a known kevent type
-# whose storage is not built (as Drepper asked in 2006), which checkpatch
+# ENOSYS is ignored on purpose: kevent gives -ENOSYS to a known kevent type
+# whose storage is not built (as Drepper asked in 2006; see "kevent_ctl()"
+# in kernel/Documentation/userspace-api/kevent.rst), which checkpatch
 # reserves for unknown syscalls.
 mapfile -t sources < <(cd "$REPO" && find kernel/kevent kernel/include kunit \
-	-name '*.[ch]' | sort)
+	kernel/Documentation -name '*.[ch]' -o -name '*.rst' | sort)
 for f in "${sources[@]}"; do
 	if ! out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree --terse \
 		--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,ENOSYS -f "$REPO/$f" 2>&1); then
@@ -29,7 +30,7 @@ done
 
 # kernel-doc of the API: every documented function and struct complete.
 if out=$(cd "$REPO" && perl "$TREE/scripts/kernel-doc" -none -Wall kernel/kevent/*.c \
-	kernel/include/linux/kevent*.h 2>&1) && [ -z "$out" ]; then
+	kernel/kevent/*.h kernel/include/linux/kevent*.h 2>&1) && [ -z "$out" ]; then
 	:
 else
 	finding "kernel-doc"
@@ -60,7 +61,7 @@ make -s -C "$TREE" ARCH=x86 O="$HEADERS" headers_install >/dev/null ||
 	finding "make headers_install failed"
 if ! gcc -std=c11 -Wall -Werror -isystem "$HEADERS/usr/include" \
 	-o "$LINT_BUILD/uapi_check" "$REPO/userland/uapi_check.c"; then
-	finding "uapi check: installed <linux/ukevent.h> does not match SPEC.md"
+	finding "uapi check: installed <linux/ukevent.h> does not match the ABI of kernel/Documentation/userspace-api/kevent.rst"
 fi
 
 # 5. The manual pages: groff warnings of any kind are findings.

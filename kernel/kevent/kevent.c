@@ -4,7 +4,7 @@
  *
  * 2006 Copyright (c) Evgeniy Polyakov <johnpol@2ka.mipt.ru>
  * Forward-ported to Linux 6.12 with the seed's bugs fixed and hardened
- * against hostile callers (see the README's "kevent in this project").
+ * against hostile callers: Documentation/userspace-api/kevent.rst.
  *
  * Overview
  * --------
@@ -93,13 +93,15 @@
  * killable).
  */
 
+#define pr_fmt(fmt) "kevent: " fmt
+
 #include <linux/kernel.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
-#include <linux/kevent.h>
+#include "kevent_internal.h"
 
 static struct kevent_callbacks kevent_registered_callbacks[KEVENT_NR_TYPES];
 static DEFINE_SPINLOCK(kevent_callbacks_lock);

@@ -64,6 +64,8 @@
  * reference on the file taken under kf->mtx.
  */
 
+#define pr_fmt(fmt) "kevent: " fmt
+
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/file.h>
@@ -73,7 +75,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
-#include <linux/kevent.h>
+#include "kevent_internal.h"
 #include "kevent_file.h"
 
 /* &kevent_storage.data of a wake-up that carried no poll mask. */
@@ -300,10 +302,12 @@ static struct kevent_file *kevent_file_get(struct file *file, u32 type,
 	}
 }
 
+/* The ops of each file storage type, set once at its registration. */
+static const struct kevent_file_ops *kevent_file_types[KEVENT_NR_TYPES];
+
 /**
  * kevent_file_enqueue() - the ->enqueue of a file storage
  * @k: the kevent (type KEVENT_POLL or KEVENT_SOCKET); id.raw[0] is the fd
- * @ops: the storage's file check, event mapping and readiness
  *
  * The file is not pinned.  Once @k is attached, the file's ->poll says
  * whether it is ready at once or already broken; the core then reports it
@@ -313,8 +317,9 @@ static struct kevent_file *kevent_file_get(struct file *file, u32 type,
  * fd that is not open, -EPERM for a file without ->poll, -EINVAL for a
  * kevent queue or an epoll instance, the check's error, or -ENOMEM.
  */
-int kevent_file_enqueue(struct kevent *k, const struct kevent_file_ops *ops)
+int kevent_file_enqueue(struct kevent *k)
 {
+	const struct kevent_file_ops *ops = kevent_file_types[k->event.type];
 	struct kevent_file *kf;
 	struct file *file;
 	__poll_t mask;
@@ -480,4 +485,29 @@ void kevent_file_release_file(struct file *file)
 		mutex_unlock(&kf->mtx);
 		kevent_file_put(kf);
 	}
+}
+
+/**
+ * kevent_file_register() - register a storage whose origins are files
+ * @type: the kevent type, below KEVENT_NR_TYPES
+ * @ops: its file check, event mapping, readiness and event bits
+ *
+ * The storage shares this file's callbacks; only @ops tell it apart.
+ *
+ * Return: 0, or -EINVAL for a type out of range.
+ */
+int kevent_file_register(int type, const struct kevent_file_ops *ops)
+{
+	struct kevent_callbacks cb = {
+		.callback	= kevent_file_callback,
+		.enqueue	= kevent_file_enqueue,
+		.dequeue	= kevent_file_dequeue,
+		.deliver	= kevent_file_deliver,
+		.events		= ops->events,
+	};
+
+	if (type < 0 || type >= KEVENT_NR_TYPES)
+		return -EINVAL;
+	kevent_file_types[type] = ops;
+	return kevent_add_callbacks(&cb, type);
 }

@@ -15,14 +15,19 @@
  * @event: maps a wake-up's poll mask to the storage's event bits
  * @ready: what @mask means for @k, a kevent on @file: >0 ready (results
  *         set), 0 not ready, <0 broken (ret_data[1] set); atomic context
+ * @events: the event bits a kevent of the storage may ask for
  */
 struct kevent_file_ops {
 	int	(*check)(struct file *file);
 	u32	(*event)(__poll_t mask);
 	int	(*ready)(struct kevent *k, struct file *file, __poll_t mask);
+	u32	events;
 };
 
-int kevent_file_enqueue(struct kevent *k, const struct kevent_file_ops *ops);
+int kevent_file_register(int type, const struct kevent_file_ops *ops);
+
+/* The callbacks kevent_file_register() gives a file storage. */
+int kevent_file_enqueue(struct kevent *k);
 int kevent_file_dequeue(struct kevent *k);
 int kevent_file_callback(struct kevent *k);
 int kevent_file_deliver(struct kevent *k);

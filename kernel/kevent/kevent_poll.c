@@ -13,6 +13,8 @@
  * storage.
  */
 
+#define pr_fmt(fmt) "kevent: " fmt
+
 #include <linux/kernel.h>
 #include <linux/init.h>
 #include <linux/poll.h>
@@ -45,23 +47,11 @@ static int kevent_poll_ready(struct kevent *k, struct file *file,
 static const struct kevent_file_ops kevent_poll_ops = {
 	.event	= kevent_poll_event,
 	.ready	= kevent_poll_ready,
+	.events	= KEVENT_POLL_EVENTS,
 };
-
-static int kevent_poll_enqueue(struct kevent *k)
-{
-	return kevent_file_enqueue(k, &kevent_poll_ops);
-}
 
 static int __init kevent_init_poll(void)
 {
-	static const struct kevent_callbacks pc = {
-		.callback	= kevent_file_callback,
-		.enqueue	= kevent_poll_enqueue,
-		.dequeue	= kevent_file_dequeue,
-		.deliver	= kevent_file_deliver,
-		.events		= KEVENT_POLL_EVENTS,
-	};
-
-	return kevent_add_callbacks(&pc, KEVENT_POLL);
+	return kevent_file_register(KEVENT_POLL, &kevent_poll_ops);
 }
 fs_initcall(kevent_init_poll);

@@ -20,6 +20,8 @@
  * connection waits without an ACCEPT event to announce it.
  */
 
+#define pr_fmt(fmt) "kevent: " fmt
+
 #include <linux/kernel.h>
 #include <linux/init.h>
 #include <linux/net.h>
@@ -67,24 +69,11 @@ static const struct kevent_file_ops kevent_socket_ops = {
 	.check	= kevent_socket_check,
 	.event	= kevent_socket_event,
 	.ready	= kevent_socket_ready,
+	.events	= KEVENT_SOCKET_RECV | KEVENT_SOCKET_ACCEPT | KEVENT_SOCKET_SEND,
 };
-
-static int kevent_socket_enqueue(struct kevent *k)
-{
-	return kevent_file_enqueue(k, &kevent_socket_ops);
-}
 
 static int __init kevent_init_socket(void)
 {
-	static const struct kevent_callbacks sc = {
-		.callback	= kevent_file_callback,
-		.enqueue	= kevent_socket_enqueue,
-		.dequeue	= kevent_file_dequeue,
-		.deliver	= kevent_file_deliver,
-		.events		= KEVENT_SOCKET_RECV | KEVENT_SOCKET_ACCEPT |
-				  KEVENT_SOCKET_SEND,
-	};
-
-	return kevent_add_callbacks(&sc, KEVENT_SOCKET);
+	return kevent_file_register(KEVENT_SOCKET, &kevent_socket_ops);
 }
 fs_initcall(kevent_init_socket);

@@ -23,11 +23,13 @@
  * timer function) before the storage is freed, so no callback runs after.
  */
 
+#define pr_fmt(fmt) "kevent: " fmt
+
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/hrtimer.h>
 #include <linux/init.h>
-#include <linux/kevent.h>
+#include "kevent_internal.h"
 
 /**
  * struct kevent_timer - the origin of one timer kevent

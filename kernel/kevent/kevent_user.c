@@ -4,7 +4,7 @@
  *
  * 2006 Copyright (c) Evgeniy Polyakov <johnpol@2ka.mipt.ru>
  * Forward-ported to Linux 6.12 with the seed's bugs fixed and hardened
- * against hostile callers (see the README's "kevent in this project").
+ * against hostile callers: Documentation/userspace-api/kevent.rst.
  *
  * Objects
  * -------
@@ -38,6 +38,8 @@
  * caller chooses (ctl entries, delivery, teardown) reschedule.
  */
 
+#define pr_fmt(fmt) "kevent: " fmt
+
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/types.h>
@@ -60,7 +62,7 @@
 #include <linux/overflow.h>
 #include <linux/anon_inodes.h>
 #include <linux/seq_file.h>
-#include <linux/kevent.h>
+#include "kevent_internal.h"
 
 static struct kmem_cache *kevent_cache __ro_after_init;
 
@@ -71,24 +73,16 @@ static struct kmem_cache *kevent_cache __ro_after_init;
  */
 unsigned long kevent_max_user_kevents __read_mostly;
 
-/* The largest entry buffer kevent_ctl() allocated: bounded, whatever num. */
-size_t kevent_ctl_alloc_peak;
+/*
+ * The largest entry buffer kevent_ctl() allocated: bounded, whatever num
+ * (a KUnit case checks it).
+ */
+VISIBLE_IF_KUNIT size_t kevent_ctl_alloc_peak;
 
 static void kevent_put(struct kevent *k)
 {
 	if (refcount_dec_and_test(&k->refcnt))
 		kmem_cache_free(kevent_cache, k);
-}
-
-/**
- * kevent_user_ready_num() - how many kevents of a queue are ready
- * @u: the queue
- *
- * Return: the length of the ready list.
- */
-unsigned int kevent_user_ready_num(struct kevent_user *u)
-{
-	return READ_ONCE(u->ready_num);
 }
 
 /**
@@ -638,14 +632,14 @@ static int kevent_wait_ready(struct kevent_user *u, unsigned int min_nr,
 
 	if (timeout == KEVENT_WAIT_FOREVER) {
 		ret = wait_event_interruptible(u->wait,
-				READ_ONCE(u->ready_num) >= min_nr);
+				kevent_user_ready_num(u) >= min_nr);
 	} else {
 		ktime_t left = ktime_sub(deadline, ktime_get());
 
 		if (ktime_compare(left, 0) <= 0)
 			return -ETIME;
 		ret = wait_event_interruptible_hrtimeout(u->wait,
-				READ_ONCE(u->ready_num) >= min_nr, left);
+				kevent_user_ready_num(u) >= min_nr, left);
 	}
 	if (ret == -ERESTARTSYS)
 		return -EINTR;
@@ -850,7 +844,7 @@ static __poll_t kevent_user_poll(struct file *file, struct poll_table_struct *wa
 	struct kevent_user *u = file->private_data;
 
 	poll_wait(file, &u->wait, wait);
-	return READ_ONCE(u->ready_num) ? EPOLLIN | EPOLLRDNORM : 0;
+	return kevent_user_ready_num(u) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static int kevent_user_open(struct inode *inode, struct file *file)
@@ -881,7 +875,7 @@ static void kevent_user_show_fdinfo(struct seq_file *m, struct file *file)
 	struct kevent_user *u = file->private_data;
 
 	seq_printf(m, "kevents:\t%u\n", READ_ONCE(u->kevent_num));
-	seq_printf(m, "ready:\t%u\n", READ_ONCE(u->ready_num));
+	seq_printf(m, "ready:\t%u\n", kevent_user_ready_num(u));
 	seq_printf(m, "user_kevents:\t%ld\n",
 		   atomic_long_read(&u->owner->kevents));
 	if (!IS_ENABLED(CONFIG_KEVENT_USER_STAT))
@@ -922,22 +916,16 @@ static struct miscdevice kevent_miscdev = {
 };
 
 /*
- * Resolve a queue fd: -EBADF when it is not open, -EINVAL when it is not a
- * kevent queue.  On success the caller does fdput(*f).
+ * The queue behind a queue fd: -EBADF when the fd is not open, -EINVAL
+ * when it is not a kevent queue.  The caller's CLASS(fd) holds the file.
  */
-static struct kevent_user *kevent_fdget(int fd, struct fd *f, long *err)
+static struct kevent_user *kevent_queue_of(struct fd f)
 {
-	*f = fdget(fd);
-	if (!fd_file(*f)) {
-		*err = -EBADF;
-		return NULL;
-	}
-	if (!is_kevent_file(fd_file(*f))) {
-		fdput(*f);
-		*err = -EINVAL;
-		return NULL;
-	}
-	return fd_file(*f)->private_data;
+	if (fd_empty(f))
+		return ERR_PTR(-EBADF);
+	if (!is_kevent_file(fd_file(f)))
+		return ERR_PTR(-EINVAL);
+	return fd_file(f)->private_data;
 }
 
 static bool kevent_nonblock(struct fd f)
@@ -961,20 +949,15 @@ long kevent_sys_get_events(int ctl_fd, unsigned int min_nr, unsigned int max_nr,
 			   u64 timeout, struct ukevent __user *buf,
 			   unsigned int flags)
 {
-	struct kevent_user *u;
-	struct fd f;
-	long err;
+	CLASS(fd, f)(ctl_fd);
+	struct kevent_user *u = kevent_queue_of(f);
 
-	u = kevent_fdget(ctl_fd, &f, &err);
-	if (!u)
-		return err;
+	if (IS_ERR(u))
+		return PTR_ERR(u);
 	if (flags || !max_nr || min_nr > max_nr)
-		err = -EINVAL;
-	else
-		err = kevent_user_get_events(u, min_nr, max_nr, timeout, buf,
-					     kevent_nonblock(f));
-	fdput(f);
-	return err;
+		return -EINVAL;
+	return kevent_user_get_events(u, min_nr, max_nr, timeout, buf,
+				      kevent_nonblock(f));
 }
 
 /**
@@ -989,16 +972,12 @@ long kevent_sys_get_events(int ctl_fd, unsigned int min_nr, unsigned int max_nr,
 long kevent_sys_ctl(int ctl_fd, unsigned int cmd, unsigned int num,
 		    struct ukevent __user *arg)
 {
-	struct kevent_user *u;
-	struct fd f;
-	long err;
+	CLASS(fd, f)(ctl_fd);
+	struct kevent_user *u = kevent_queue_of(f);
 
-	u = kevent_fdget(ctl_fd, &f, &err);
-	if (!u)
-		return err;
-	err = kevent_user_ctl(u, cmd, num, arg);
-	fdput(f);
-	return err;
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	return kevent_user_ctl(u, cmd, num, arg);
 }
 
 /**
@@ -1011,16 +990,12 @@ long kevent_sys_ctl(int ctl_fd, unsigned int cmd, unsigned int num,
  */
 long kevent_sys_wait(int ctl_fd, unsigned int num, u64 timeout)
 {
-	struct kevent_user *u;
-	struct fd f;
-	long err;
+	CLASS(fd, f)(ctl_fd);
+	struct kevent_user *u = kevent_queue_of(f);
 
-	u = kevent_fdget(ctl_fd, &f, &err);
-	if (!u)
-		return err;
-	err = kevent_user_wait(u, num, timeout, kevent_nonblock(f));
-	fdput(f);
-	return err;
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	return kevent_user_wait(u, num, timeout, kevent_nonblock(f));
 }
 
 /**
@@ -1034,16 +1009,12 @@ long kevent_sys_wait(int ctl_fd, unsigned int num, u64 timeout)
 long kevent_sys_ring_init(int ctl_fd, struct kevent_ring __user *ring,
 			  unsigned int num)
 {
-	struct kevent_user *u;
-	struct fd f;
-	long err;
+	CLASS(fd, f)(ctl_fd);
+	struct kevent_user *u = kevent_queue_of(f);
 
-	u = kevent_fdget(ctl_fd, &f, &err);
-	if (!u)
-		return err;
-	err = kevent_user_ring_init(u, ring, num);
-	fdput(f);
-	return err;
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	return kevent_user_ring_init(u, ring, num);
 }
 
 SYSCALL_DEFINE6(kevent_get_events, int, ctl_fd, unsigned int, min_nr,
@@ -1070,6 +1041,7 @@ SYSCALL_DEFINE3(kevent_ring_init, int, ctl_fd, struct kevent_ring __user *, ring
 	return kevent_sys_ring_init(ctl_fd, ring, num);
 }
 
+#if IS_ENABLED(CONFIG_KEVENT_KUNIT_TEST)
 /**
  * kevent_user_getfd() - a new queue as an fd, as open("/dev/kevent") gives
  * @flags: O_NONBLOCK and O_CLOEXEC are honoured
@@ -1091,6 +1063,7 @@ int kevent_user_getfd(int flags)
 		kevent_user_destroy(u);
 	return fd;
 }
+#endif
 
 static unsigned long kevent_zero;
 static unsigned long kevent_long_max = LONG_MAX;
@@ -1120,7 +1093,7 @@ static int __init kevent_user_init(void)
 
 	err = misc_register(&kevent_miscdev);
 	if (err) {
-		pr_err("kevent: cannot register /dev/kevent: %d\n", err);
+		pr_err("cannot register /dev/kevent: %d\n", err);
 		kmem_cache_destroy(kevent_cache);
 		return err;
 	}

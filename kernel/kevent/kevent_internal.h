@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+/*
+ * kevent: the queue and the core's functions, private to kernel/kevent/
+ * (and its KUnit suites).  A storage type needs only <linux/kevent.h>.
+ * The objects, their lifetimes and the lock order are described at the
+ * top of kevent.c.
+ */
+#ifndef _KEVENT_INTERNAL_H
+#define _KEVENT_INTERNAL_H
+
+#include <linux/kevent.h>
+#include <kunit/visibility.h>
+
+/* The seed's threshold between copying entries one by one and in a batch. */
+#define KEVENT_MIN_BUFFS_ALLOC	3
+/* kevent_ctl() handles its entries in chunks of at most this many. */
+#define KEVENT_CTL_CHUNK	64
+/* Delivery takes at most this many ready kevents per pass over the locks. */
+#define KEVENT_DELIVER_BATCH	16
+
+/*
+ * Type slots: the KEVENT_* types of the ABI, plus one slot that only kernel
+ * callers (the KUnit suites) can reach; kevent_ctl() refuses types past
+ * KEVENT_MAX with -EINVAL before they get here.
+ */
+#define KEVENT_TYPE_KERNEL	KEVENT_MAX
+
+/**
+ * struct kevent_user - a kevent queue (one open /dev/kevent)
+ * @kevent_root: all kevents of the queue, keyed by (type, id); ctl_mutex.
+ * @kevent_num: number of kevents in @kevent_root; ctl_mutex.
+ * @ready_list: kevents ready for delivery, in order; ready_lock.
+ * @ready_num: length of @ready_list; ready_lock (read locklessly by waiters).
+ * @ready_lock: protects the ready list and each kevent's on_ready/dead.
+ * @ctl_mutex: serialises ADD/REMOVE/MODIFY, ONESHOT removal and release.
+ * @wait: waiters in kevent_get_events()/kevent_wait() and poll().
+ * @ring_lock: serialises kevent_ring_init() and ring writers.
+ * @kidx: the ring slot the kernel fills next; ring_lock.
+ * @ring_size: number of events in the ring; ring_lock.
+ * @pring: the user's ring, NULL until kevent_ring_init(); ring_lock.
+ * @owner: the user charged for the kevents of this queue.
+ * @im_num: entries answered at once by ADD (ready or failed).
+ * @wait_num: kevents delivered by kevent_get_events().
+ * @ring_num: kevents delivered into the ring.
+ * @total: kevents added.
+ * The four counters are shown in the queue's fdinfo.
+ */
+struct kevent_user {
+	struct rb_root		kevent_root;
+	unsigned int		kevent_num;
+	struct list_head	ready_list;
+	unsigned int		ready_num;
+	spinlock_t		ready_lock;
+	struct mutex		ctl_mutex;
+	wait_queue_head_t	wait;
+	struct mutex		ring_lock;
+	unsigned int		kidx, ring_size;
+	struct kevent_ring __user *pring;
+	struct user_struct	*owner;
+	atomic_long_t		im_num, wait_num, ring_num, total;
+};
+
+/* The core (kevent.c), for the queue. */
+int kevent_init(struct kevent *k);
+int kevent_enqueue(struct kevent *k);
+int kevent_dequeue(struct kevent *k);
+int kevent_deliver(struct kevent *k);
+int kevent_modify(struct kevent *k, u32 event, u32 req_flags);
+
+/* The ready list (kevent.c): the only code that changes its membership. */
+bool kevent_ready_add(struct kevent *k, bool head);
+struct kevent *kevent_ready_take(struct kevent_user *u);
+void kevent_ready_kill(struct kevent *k);
+
+/**
+ * kevent_user_ready_num() - how many kevents of a queue are ready
+ * @u: the queue
+ *
+ * A lockless read, for waiters' conditions, poll() and fdinfo; the count
+ * itself is the ready list's (changed under ready_lock only).
+ *
+ * Return: the length of the ready list.
+ */
+static inline unsigned int kevent_user_ready_num(struct kevent_user *u)
+{
+	return READ_ONCE(u->ready_num);
+}
+
+/* Queue side (kevent_user.c). */
+struct kevent_user *kevent_user_create(void);
+void kevent_user_destroy(struct kevent_user *u);
+int kevent_user_add_ukevent(struct ukevent *uk, struct kevent_user *u);
+int kevent_user_remove_ukevent(struct ukevent *uk, struct kevent_user *u);
+int kevent_user_modify_ukevent(struct ukevent *uk, struct kevent_user *u);
+long kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
+		     struct ukevent __user *arg);
+long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
+			    unsigned int max_nr, u64 timeout,
+			    struct ukevent __user *buf, bool nonblock);
+long kevent_user_ring_init(struct kevent_user *u,
+			   struct kevent_ring __user *ring, unsigned int num);
+long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
+		      bool nonblock);
+bool is_kevent_file(const struct file *file);
+
+/* The syscalls, callable from the kernel with an fd of the caller. */
+long kevent_sys_get_events(int ctl_fd, unsigned int min_nr, unsigned int max_nr,
+			   u64 timeout, struct ukevent __user *buf,
+			   unsigned int flags);
+long kevent_sys_ctl(int ctl_fd, unsigned int cmd, unsigned int num,
+		    struct ukevent __user *arg);
+long kevent_sys_wait(int ctl_fd, unsigned int num, u64 timeout);
+long kevent_sys_ring_init(int ctl_fd, struct kevent_ring __user *ring,
+			  unsigned int num);
+
+extern unsigned long kevent_max_user_kevents;
+
+/*
+ * For the KUnit suites only: static without CONFIG_KUNIT, or not built
+ * without the suites.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+extern size_t kevent_ctl_alloc_peak;
+#endif
+#if IS_ENABLED(CONFIG_KEVENT_KUNIT_TEST)
+int kevent_user_getfd(int flags);
+bool kevent_timer_armed(struct kevent *k);
+#endif
+
+#endif /* _KEVENT_INTERNAL_H */
