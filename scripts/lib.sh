@@ -111,17 +111,26 @@ finish_user_layer() {
 	"$checker" "$console" "$what"
 }
 
+# Apply a patch to the prepared tree (tree_patch FILE [-R] to take it out):
+# the one way kernel/patches/ and kernel/guards/ are applied, with
+# tree-root paths (a/kernel/kevent/kevent.c).
+tree_patch() {	# file [-R]
+	local r=--forward
+	[ "${2:-}" = -R ] && r=-R
+	patch -d "$TREE" -p1 -s "$r" --no-backup-if-mismatch < "$1"
+}
+
 # Put a guard of kernel/guards/ into the prepared tree (guard_apply FILE),
 # and take it out again (guard_restore; also on exit once applied).
 guard_current=
 guard_apply() {
-	patch -d "$TREE/kernel" -p1 -s --forward --no-backup-if-mismatch < "$1" || return 1
+	tree_patch "$1" || return 1
 	guard_current=$1
 	trap guard_restore EXIT
 }
 
 guard_restore() {
 	[ -n "$guard_current" ] &&
-		patch -d "$TREE/kernel" -p1 -R -s --no-backup-if-mismatch < "$guard_current"
+		tree_patch "$guard_current" -R
 	guard_current=
 }

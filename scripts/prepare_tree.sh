@@ -52,7 +52,7 @@ if [ "$want" != "$have" ]; then
 	done
 	if [ -d "$applied" ]; then
 		for p in $(find "$applied" -name '*.patch' | sort -r); do
-			patch -d "$TREE" -p1 -R -s --no-backup-if-mismatch < "$p" ||
+			tree_patch "$p" -R ||
 				die "cannot take out $(basename "$p"); remove $TREE and run again"
 		done
 	fi
@@ -60,7 +60,7 @@ if [ "$want" != "$have" ]; then
 	mkdir -p "$applied"
 	for p in "$REPO"/kernel/patches/*.patch; do
 		say "prepare: applying $(basename "$p")"
-		patch -d "$TREE" -p1 -s --forward --no-backup-if-mismatch < "$p" ||
+		tree_patch "$p" ||
 			die "$(basename "$p") does not apply to $origin"
 		cp "$p" "$applied/"
 	done
