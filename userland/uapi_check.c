@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
- * The ABI of SPEC.md, checked at compile time against <linux/ukevent.h> as
- * installed by make headers_install, in a plain user program.
+ * The ABI of kernel/Documentation/userspace-api/kevent.rst ("The ABI"),
+ * checked at compile time against <linux/ukevent.h> as installed by make
+ * headers_install, in a plain user program.
  */
 #include <stddef.h>
 #include <linux/ukevent.h>
