@@ -171,7 +171,8 @@ TEST(nonblock_get_events_never_waits)
 	ASSERT_LE(0, q);
 	t0 = now_ns();
 	EXPECT_EQ(0, kevent_get_events(q, 1, 1, 1000 * MS, &ev, 0));
-	EXPECT_GT(slack(5 * MS), now_ns() - t0);
+	/* Far below the 1 s timeout, far above a loaded host's stall. */
+	EXPECT_GT(slack(100 * MS), now_ns() - t0);
 	ASSERT_EQ(0, add_timer(q, MS, KEVENT_REQ_ONESHOT));
 	sleep_ns(3 * MS);
 	EXPECT_EQ(1, kevent_get_events(q, 1, 1, KEVENT_WAIT_FOREVER, &ev, 0));
