@@ -213,7 +213,7 @@ static const struct file_operations kevent_poll_nopoll_fops = {
 	.owner = THIS_MODULE,
 };
 
-static void kevent_poll_bad_files(struct kunit *test)
+static void kevent_poll_refuses_closed_pollless_and_queue_fds(struct kunit *test)
 {
 	struct kf_ctx *c = test->priv;
 	struct ukevent uk;
@@ -512,7 +512,7 @@ static struct kunit_case kevent_poll_cases[] = {
 	KUNIT_CASE(kevent_poll_oneshot_removed_on_delivery),
 	KUNIT_CASE(kevent_poll_hangup_reported_unasked),
 	KUNIT_CASE(kevent_poll_last_close_breaks_unpinned_file),
-	KUNIT_CASE(kevent_poll_bad_files),
+	KUNIT_CASE(kevent_poll_refuses_closed_pollless_and_queue_fds),
 	KUNIT_CASE(kevent_poll_wakeup_one_reaches_one_queue),
 	KUNIT_CASE(kevent_poll_without_wakeup_one_reaches_all),
 	KUNIT_CASE(kevent_poll_modify_rechecks_the_file),

@@ -62,8 +62,7 @@ static int ks_init(struct kunit *test)
 	KUNIT_ASSERT_GE(test, s->other, 0);
 	s->u = ks_user(test, s->fd);
 	/* kt_add() and friends work on the queue behind the fd. */
-	kevent_user_destroy(((struct kt_ctx *)test->priv)->u);
-	((struct kt_ctx *)test->priv)->u = s->u;
+	kt_use_queue(test->priv, s->u);
 	ks_current = s;
 	return 0;
 }
@@ -75,7 +74,6 @@ static struct ks *ks(struct kunit *test)
 
 static void ks_exit(struct kunit *test)
 {
-	struct kt_ctx *c = test->priv;
 	struct ks *s = ks(test);
 
 	/*
@@ -83,7 +81,6 @@ static void ks_exit(struct kunit *test)
 	 * last fput is deferred; flush it, so the queue's events are gone
 	 * before kt_exit() frees the origins they are attached to.
 	 */
-	c->u = NULL;
 	close_fd(s->fd);
 	close_fd(s->other);
 	flush_delayed_fput();
@@ -149,31 +146,39 @@ static void kevent_sys_get_events_argument_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kevent_sys_get_events(s->fd, 1, 1, 0, s->mem, 0), 0L);
 }
 
+/* Entry counts around kevent_ctl()'s copy threshold and its chunk size. */
+static const unsigned int ks_ctl_sizes[] = {
+	1, KEVENT_MIN_BUFFS_ALLOC, KEVENT_MIN_BUFFS_ALLOC + 1,
+	KEVENT_CTL_CHUNK + 1, 300,
+};
+
+static void ks_ctl_size_desc(const unsigned int *n, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u entries", *n);
+}
+
+KUNIT_ARRAY_PARAM(ks_ctl_sizes, ks_ctl_sizes, ks_ctl_size_desc);
+
 static void kevent_sys_ctl_batches_below_and_above_threshold(struct kunit *test)
 {
+	const unsigned int n = *(const unsigned int *)test->param_value;
 	struct ks *s = ks(test);
-	static const unsigned int sizes[] = { 1, KEVENT_MIN_BUFFS_ALLOC,
-		KEVENT_MIN_BUFFS_ALLOC + 1, KEVENT_CTL_CHUNK + 1, 300 };
 	struct ukevent *uk;
-	unsigned int i, j;
+	unsigned int j;
 
-	uk = kunit_kcalloc(test, 300, sizeof(*uk), GFP_KERNEL);
+	uk = kunit_kcalloc(test, n, sizeof(*uk), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, uk);
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		unsigned int n = sizes[i];
-
-		for (j = 0; j < n; j++)
-			uk[j] = ks_timer(j);
-		ks_put(test, s->mem, uk, n);
-		KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, n, s->mem), 0L);
-		KUNIT_EXPECT_EQ(test, s->u->kevent_num, n);
-		KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_MODIFY, n, s->mem), 0L);
-		KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_REMOVE, n, s->mem), 0L);
-		ks_get(test, uk, s->mem, n);
-		for (j = 0; j < n; j++)
-			KUNIT_EXPECT_EQ(test, uk[j].ret_flags, (u32)KEVENT_RET_DONE);
-		KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
-	}
+	for (j = 0; j < n; j++)
+		uk[j] = ks_timer(j);
+	ks_put(test, s->mem, uk, n);
+	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, n, s->mem), 0L);
+	KUNIT_EXPECT_EQ(test, s->u->kevent_num, n);
+	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_MODIFY, n, s->mem), 0L);
+	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_REMOVE, n, s->mem), 0L);
+	ks_get(test, uk, s->mem, n);
+	for (j = 0; j < n; j++)
+		KUNIT_EXPECT_EQ(test, uk[j].ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
 }
 
 /* Failed entries come back compacted, in order, across chunks. */
@@ -207,7 +212,7 @@ static void kevent_sys_ctl_add_compacts_answers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 70U);
 }
 
-static void kevent_sys_ctl_unknown_cmd_and_num_zero(struct kunit *test)
+static void kevent_sys_ctl_rejects_bad_cmd_and_buffer_accepts_num_zero(struct kunit *test)
 {
 	struct ks *s = ks(test);
 
@@ -465,9 +470,10 @@ static struct kunit_case kevent_syscalls_cases[] = {
 	KUNIT_CASE(kevent_sys_bad_fd_ebadf),
 	KUNIT_CASE(kevent_sys_not_a_queue_einval),
 	KUNIT_CASE(kevent_sys_get_events_argument_checks),
-	KUNIT_CASE(kevent_sys_ctl_batches_below_and_above_threshold),
+	KUNIT_CASE_PARAM(kevent_sys_ctl_batches_below_and_above_threshold,
+			 ks_ctl_sizes_gen_params),
 	KUNIT_CASE(kevent_sys_ctl_add_compacts_answers),
-	KUNIT_CASE(kevent_sys_ctl_unknown_cmd_and_num_zero),
+	KUNIT_CASE(kevent_sys_ctl_rejects_bad_cmd_and_buffer_accepts_num_zero),
 	KUNIT_CASE(kevent_sys_ring_wraps_through_fd),
 	KUNIT_CASE(kevent_sys_nonblock_never_waits),
 	KUNIT_CASE(kevent_sys_poll_reports_ready_queue),

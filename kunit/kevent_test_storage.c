@@ -96,10 +96,22 @@ void kt_exit(struct kunit *test)
 {
 	struct kt_ctx *c = test->priv;
 
-	if (c && c->u)
+	if (c && c->u && !c->u_borrowed)
 		kevent_user_destroy(c->u);
 	kevent_remove_callbacks(KEVENT_TYPE_KERNEL);
 	kt_current = NULL;
+}
+
+/*
+ * The queue kt_init() made goes; kt_add() and friends then work on @u,
+ * which its owner (an fd) releases, not kt_exit().
+ */
+void kt_use_queue(struct kt_ctx *c, struct kevent_user *u)
+{
+	if (!c->u_borrowed)
+		kevent_user_destroy(c->u);
+	c->u = u;
+	c->u_borrowed = true;
 }
 
 struct ukevent kt_uk(u32 o, u32 event, u32 req_flags)

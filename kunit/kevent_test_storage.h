@@ -30,6 +30,7 @@ struct kt_origin {
 
 struct kt_ctx {
 	struct kevent_user	*u;
+	bool			u_borrowed;	/* kt_use_queue(): not ours */
 	struct kt_origin	origin[KT_ORIGINS];
 };
 
@@ -46,6 +47,8 @@ static inline s64 kt_slack(s64 bound)
 
 int kt_init(struct kunit *test);
 void kt_exit(struct kunit *test);
+/* Work on @u (owned by its fd) instead of the context's own queue. */
+void kt_use_queue(struct kt_ctx *c, struct kevent_user *u);
 
 /* A ukevent of the test type on origin @o. */
 struct ukevent kt_uk(u32 o, u32 event, u32 req_flags);

@@ -62,7 +62,7 @@ TEST(oneshot_timer_ends_the_watch)
 	EXPECT_NE(NULL, strstr(out, "kevent-watch: 1 event\n"));
 }
 
-TEST(ring_mode)
+TEST(ring_mode_delivers_every_event_through_kevent_wait)
 {
 	char out[4096];
 
