@@ -63,15 +63,15 @@ guards=0
 bench=0
 fuzz=
 smp=0
-export COVERAGE=1 DEBUG_CONFIG=0
+flavour=coverage
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
 	--jobs) [ $# -ge 2 ] || die "--jobs needs a number"; JOBS=$2; shift ;;
 	--jobs=*) JOBS=${1#*=} ;;
-	--no-coverage) COVERAGE=0 ;;
+	--no-coverage) flavour=nocov ;;
 	--no-lint) lint=0 ;;
-	--debug) DEBUG_CONFIG=1 ;;
+	--debug) flavour=debug ;;
 	--shell) shell=1 ;;
 	--prove-guards) guards=1 ;;
 	--bench) bench=1 ;;
@@ -92,22 +92,17 @@ while [ $# -gt 0 ]; do
 done
 case $JOBS in ''|*[!0-9]*) die "--jobs wants a positive number, not '$JOBS'" ;; esac
 [ -z "$json" ] || json=$(realpath -m "$json")
-export JOBS JSON_OUT=1
+export JOBS
 if [ $bench = 1 ]; then
-	COVERAGE=0
+	[ "$flavour" = coverage ] && flavour=nocov	# gcov would weigh on it
 	export SETUP_BENCH=1
 fi
-[ -n "$fuzz" ] && DEBUG_CONFIG=1
+[ -n "$fuzz" ] && flavour=debug
 if [ "${KCSAN:-0}" = 1 ] && [ $smp = 0 ]; then
 	die "--kcsan goes with --smp"
 fi
 [ $smp = 1 ] && export SETUP_SMP=1
-if [ "$DEBUG_CONFIG" = 1 ]; then
-	COVERAGE=0 BUILD=$WORK/build-debug
-elif [ "$COVERAGE" = 0 ]; then
-	BUILD=$WORK/build-nocov
-fi
-export KEVENT_BUILD=$BUILD
+set_flavour "$flavour"
 
 failed=()
 timings=()

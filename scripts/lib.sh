@@ -2,15 +2,36 @@
 # Shared paths and helpers for the harness scripts.  Sourced, not run.
 # shellcheck disable=SC2034  # the paths are used by the scripts that source this
 
+#
+# The environment knobs of the harness, all of them (run_tests.sh sets
+# the first ones from its options; the others are for a person or a
+# script that runs one stage by hand):
+#   KEVENT_WORK=DIR       where everything generated goes (default .work)
+#   KEVENT_FLAVOUR=F      the UML build: coverage (default), nocov or debug
+#                         (set_flavour below)
+#   KCSAN=1               the KCSAN variant of the x86_64 SMP kernel
+#   JOBS=N                parallel make jobs (default: the CPUs)
+#   KERNEL_SRC=PATH       a 6.12.x tree or tarball instead of Debian's
+#   SETUP_SMP=1, SETUP_BENCH=1   setup.sh installs QEMU, gnuplot too
+#   KUNIT_TIMEOUT, USERLAND_TIMEOUT, SMP_KUNIT_TIMEOUT,
+#   SMP_USERLAND_TIMEOUT, BENCH_TIMEOUT, GUARD_BOOT_TIMEOUT=SECONDS
+#                         how long a stage's boot may take before it is
+#                         killed (and reported as hung)
+#   BOOT_TIMEOUT=SECONDS  the same for boot_initramfs (below)
+#   USERLAND_ARGS=...     more kernel/init arguments for the user-space
+#                         boot (KEVENT_ONLY=PROGRAM, KEVENT_TEST=NAME)
+#   SMP_TOLERANCE_SCALE=N timing bounds of the user tests on QEMU, x N
+#   KEVENT_QEMU_CPUS=N    the vCPUs check_smp_log.sh expects (default 4)
+#   FUZZ_OPS, FUZZ_TIME, FUZZ_REDUCE, FUZZ_REDUCE_BOOTS,
+#   FUZZ_COVERAGE_TIME    the fuzzer's budget (run_fuzz.sh, fuzz_reduce.sh)
+
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${KEVENT_WORK:-$REPO/.work}	# everything generated, ignored by git
 TREE=$WORK/linux			# the prepared kernel tree
-BUILD=${KEVENT_BUILD:-$WORK/build}	# kunit_tool's build dir (O=)
 LINT_BUILD=$WORK/build-lint		# W=1 compile of the kevent files
 HEADERS=$WORK/headers			# make headers_install output
 USERLAND_OUT=$WORK/userland		# static programs and the initramfs
 RESULTS=$WORK/results			# KTAP, logs, JSON of the last run
-UML=$BUILD/linux			# the UML binary of the last run
 KUNIT_PY=$TREE/tools/testing/kunit/kunit.py
 JOBS=${JOBS:-$(nproc)}
 
@@ -18,6 +39,28 @@ die() {
 	printf 'error: %s\n' "$*" >&2
 	exit 1
 }
+
+# The UML build flavour, the one place that says what each means:
+#   coverage  the default run: gcov (CONFIG_GCOV), the coverage report
+#   nocov     --no-coverage, --bench: the same kernel without gcov
+#   debug     --debug, --fuzz: configs/debug.config (lockdep, KASAN,
+#             kmemleak, UBSAN, hang detectors), no gcov
+# set_flavour F sets, and exports for the stage scripts: KEVENT_FLAVOUR,
+# BUILD (kunit_tool's build dir), UML (its binary), and COVERAGE and
+# DEBUG_CONFIG (1 or 0: the fragments of kunitconfig_args, whether
+# coverage is captured).
+set_flavour() {	# coverage|nocov|debug
+	case $1 in
+	coverage) BUILD=$WORK/build COVERAGE=1 DEBUG_CONFIG=0 ;;
+	nocov) BUILD=$WORK/build-nocov COVERAGE=0 DEBUG_CONFIG=0 ;;
+	debug) BUILD=$WORK/build-debug COVERAGE=0 DEBUG_CONFIG=1 ;;
+	*) die "unknown build flavour '$1': coverage, nocov or debug" ;;
+	esac
+	KEVENT_FLAVOUR=$1
+	UML=$BUILD/linux
+	export KEVENT_FLAVOUR BUILD UML COVERAGE DEBUG_CONFIG
+}
+set_flavour "${KEVENT_FLAVOUR:-coverage}"
 
 say() {
 	printf '%s\n' "$*"
@@ -31,8 +74,8 @@ stage() {
 kunitconfig_args() {
 	local args=(--kunitconfig "$REPO/configs/base.config")
 
-	[ "${COVERAGE:-1}" = 1 ] && args+=(--kunitconfig "$REPO/configs/coverage.config")
-	[ "${DEBUG_CONFIG:-0}" = 1 ] && args+=(--kunitconfig "$REPO/configs/debug.config")
+	[ "$COVERAGE" = 1 ] && args+=(--kunitconfig "$REPO/configs/coverage.config")
+	[ "$DEBUG_CONFIG" = 1 ] && args+=(--kunitconfig "$REPO/configs/debug.config")
 	printf '%s\n' "${args[@]}"
 }
 
@@ -91,17 +134,16 @@ smp_kunitconfig_args() {
 	return 0
 }
 
-# The end of a user-space layer: parse its KTAP with kunit_tool ($RESULTS/
-# NAME.json with JSON_OUT), then fail on the boot's PROBLEM (if any), a
+# The end of a user-space layer: parse its KTAP with kunit_tool (into
+# $RESULTS/NAME.json), then fail on the boot's PROBLEM (if any), a
 # failed test, or a report in its console (CHECKER: check_log.sh or
 # check_smp_log.sh).  Usage: finish_user_layer WHAT KTAP NAME PARSED
 # CONSOLE PROBLEM CHECKER
 finish_user_layer() {
 	local what=$1 ktap=$2 name=$3 parsed=$4 console=$5 problem=$6 checker=$7
-	local jsonarg=() rc
+	local rc
 
-	[ -n "${JSON_OUT:-}" ] && jsonarg=(--json="$RESULTS/$name.json")
-	python3 "$KUNIT_PY" parse "${jsonarg[@]}" "$ktap" | tee "$parsed"
+	python3 "$KUNIT_PY" parse --json="$RESULTS/$name.json" "$ktap" | tee "$parsed"
 	rc=${PIPESTATUS[0]}
 	if [ -n "$problem" ]; then
 		tail -n 30 "$console" >&2

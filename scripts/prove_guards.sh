@@ -25,18 +25,14 @@ smp_only=0
 [ "${1:-}" = --smp ] && { smp_only=1; shift; }
 log=$RESULTS/guards
 mkdir -p "$log"
-export JSON_OUT=1	# the stage scripts write kunit_tool's JSON
 rows=()
 bad=0
 
-build_for() {	# config -> sets BUILD, DEBUG_CONFIG, COVERAGE for the stage scripts
-	if [ "$1" = smp ]; then
-		export KEVENT_BUILD=$WORK/build DEBUG_CONFIG=1 COVERAGE=0
-	elif [ "$1" = debug ]; then
-		export KEVENT_BUILD=$WORK/build-debug DEBUG_CONFIG=1 COVERAGE=0
-	else
-		export KEVENT_BUILD=$WORK/build DEBUG_CONFIG=0 COVERAGE=1
-	fi
+build_for() {	# config: the UML flavour of a guard's Config: line
+	case $1 in
+	debug) set_flavour debug ;;
+	*) set_flavour coverage ;;	# normal; smp builds its own kernel
+	esac
 }
 
 # Run the guarded test; print kunit_tool's status of it (PASS, FAIL...,
@@ -78,7 +74,7 @@ run_guarded() {	# name test
 				return
 			fi
 		else
-			python3 "$KUNIT_PY" exec --arch um --build_dir "$KEVENT_BUILD" --timeout 300 \
+			python3 "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout 300 \
 				--json="$json" "$test" >"$log/$name.run.log" 2>&1
 		fi
 		python3 "$REPO/scripts/guard_status.py" "$json" "${test%%.*}" "${test#*.}"
@@ -145,7 +141,7 @@ done
 # Leave the builds matching the sources again.
 for config in normal debug; do
 	build_for "$config"
-	[ $smp_only = 0 ] && [ -x "$KEVENT_BUILD/linux" ] &&
+	[ $smp_only = 0 ] && [ -x "$UML" ] &&
 		"$REPO/scripts/build_kernel.sh" >"$log/rebuild-$config.log" 2>&1
 done
 [ -f "$BZIMAGE" ] && "$REPO/scripts/build_smp.sh" >"$log/rebuild-smp.log" 2>&1

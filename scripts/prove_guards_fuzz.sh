@@ -10,8 +10,7 @@ set -u
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-export KEVENT_BUILD=$WORK/build-debug DEBUG_CONFIG=1 COVERAGE=0
-BUILD=$KEVENT_BUILD UML=$KEVENT_BUILD/linux
+set_flavour debug
 ops=${FUZZ_OPS:-100000}
 log=$RESULTS/guards-fuzz
 mkdir -p "$log"

@@ -52,8 +52,7 @@ if [ "$cov_time" != 0 ] && [ -x "$WORK/build/linux" ]; then
 	[ "$seed" = time ] && seed=$(date +%s)
 	say "fuzz: coverage of seed $seed for $cov_time s (the coverage build)"
 	(
-		export KEVENT_BUILD=$WORK/build COVERAGE=1 DEBUG_CONFIG=0
-		BUILD=$KEVENT_BUILD UML=$KEVENT_BUILD/linux
+		set_flavour coverage
 		"$REPO/scripts/build_kernel.sh" >"$dir/coverage-build.log" 2>&1 ||
 			die "the coverage build failed (see $dir/coverage-build.log)"
 		"$REPO/coverage/capture.sh" reset

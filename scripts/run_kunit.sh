@@ -7,11 +7,9 @@ set -eu
 
 filter=${1:-'kevent*'}
 mkdir -p "$RESULTS"
-json=()
-[ -n "${JSON_OUT:-}" ] && json=(--json="$RESULTS/kunit.json")
 set +e
 python3 "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${KUNIT_TIMEOUT:-600}" \
-	"${json[@]}" "$filter" | tee "$RESULTS/kunit-parsed.txt"
+	--json="$RESULTS/kunit.json" "$filter" | tee "$RESULTS/kunit-parsed.txt"
 rc=${PIPESTATUS[0]}
 set -e
 cp "$BUILD/test.log" "$RESULTS/kunit-console.log" 2>/dev/null || true

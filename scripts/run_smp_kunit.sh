@@ -14,8 +14,6 @@ command -v qemu-system-x86_64 >/dev/null ||
 [ -f "$BZIMAGE" ] || die "no x86_64 kernel at $BZIMAGE: run scripts/build_smp.sh first"
 mkdir -p "$RESULTS"
 log=$RESULTS/$SMP_TAG-kunit-console.log
-json=()
-[ -n "${JSON_OUT:-}" ] && json=(--json="$RESULTS/smp-kunit.json")
 set +e
 # KCSAN: a watchpoint every 100 memory accesses per CPU instead of 4000,
 # and watchpoints in interrupts too (the timer storage runs there); the
@@ -26,7 +24,7 @@ kargs=()
 	kargs=(--kernel_args kcsan.skip_watch=100 --kernel_args kcsan.interrupt_watcher=1)
 python3 "$KUNIT_PY" exec --arch x86_64 --qemu_config "$QEMU_CONFIG" \
 	--build_dir "$SMP_BUILD" --timeout "${SMP_KUNIT_TIMEOUT:-1800}" \
-	"${kargs[@]}" "${json[@]}" "$filter" | tee "$RESULTS/$SMP_TAG-kunit-parsed.txt"
+	"${kargs[@]}" --json="$RESULTS/smp-kunit.json" "$filter" | tee "$RESULTS/$SMP_TAG-kunit-parsed.txt"
 rc=${PIPESTATUS[0]}
 set -e
 cp "$SMP_BUILD/test.log" "$log" 2>/dev/null || true
