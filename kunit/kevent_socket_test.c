@@ -20,22 +20,22 @@
 #include "kevent_file_test.h"
 
 #define SEC		NSEC_PER_SEC
-#define KS_CONNS	8
+#define KSOCK_CONNS	8
 
-struct ks_tcp {
+struct ksock_tcp {
 	struct socket	*listener;
 	int		lfd;
 	struct sockaddr_in addr;
-	struct socket	*accepted[KS_CONNS];
+	struct socket	*accepted[KSOCK_CONNS];
 	int		nr_accepted;
 };
 
-static int ks_sock_fd(struct kunit *test, struct socket *sock)
+static int ksock_sock_fd(struct kunit *test, struct socket *sock)
 {
 	return kf_fd(test, sock_alloc_file(sock, O_NONBLOCK, NULL));
 }
 
-static void ks_unix_pair(struct kunit *test, int fds[2])
+static void ksock_unix_pair(struct kunit *test, int fds[2])
 {
 	struct socket *a, *b;
 
@@ -44,12 +44,12 @@ static void ks_unix_pair(struct kunit *test, int fds[2])
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_UNIX, SOCK_STREAM,
 					       0, &b), 0);
 	KUNIT_ASSERT_EQ(test, a->ops->socketpair(a, b), 0);
-	fds[0] = ks_sock_fd(test, a);
-	fds[1] = ks_sock_fd(test, b);
+	fds[0] = ksock_sock_fd(test, a);
+	fds[1] = ksock_sock_fd(test, b);
 }
 
 /* Loopback is down until someone brings it up; the tests do. */
-static int ks_init(struct kunit *test)
+static int ksock_init(struct kunit *test)
 {
 	struct net_device *dev;
 	int err;
@@ -63,7 +63,7 @@ static int ks_init(struct kunit *test)
 	return kf_init(test);
 }
 
-static void ks_tcp_listen(struct kunit *test, struct ks_tcp *t)
+static void ksock_tcp_listen(struct kunit *test, struct ksock_tcp *t)
 {
 	struct socket *s;
 
@@ -78,11 +78,11 @@ static void ks_tcp_listen(struct kunit *test, struct ks_tcp *t)
 	KUNIT_ASSERT_GT(test, kernel_getsockname(s, (struct sockaddr *)&t->addr),
 			0);
 	t->listener = s;
-	t->lfd = ks_sock_fd(test, s);
+	t->lfd = ksock_sock_fd(test, s);
 }
 
 /* A connected client, as an fd. */
-static int ks_tcp_connect(struct kunit *test, struct ks_tcp *t,
+static int ksock_tcp_connect(struct kunit *test, struct ksock_tcp *t,
 			  struct socket **out)
 {
 	struct socket *s;
@@ -93,44 +93,44 @@ static int ks_tcp_connect(struct kunit *test, struct ks_tcp *t,
 					     sizeof(t->addr), 0), 0);
 	if (out)
 		*out = s;
-	return ks_sock_fd(test, s);
+	return ksock_sock_fd(test, s);
 }
 
 /* Accept until EAGAIN; returns how many were accepted. */
-static int ks_tcp_accept_all(struct kunit *test, struct ks_tcp *t)
+static int ksock_tcp_accept_all(struct kunit *test, struct ksock_tcp *t)
 {
 	struct socket *s;
 	int n = 0;
 
 	while (!kernel_accept(t->listener, &s, O_NONBLOCK)) {
-		KUNIT_ASSERT_LT(test, t->nr_accepted, KS_CONNS);
+		KUNIT_ASSERT_LT(test, t->nr_accepted, KSOCK_CONNS);
 		t->accepted[t->nr_accepted++] = s;
 		n++;
 	}
 	return n;
 }
 
-static void ks_tcp_release(struct ks_tcp *t)
+static void ksock_tcp_release(struct ksock_tcp *t)
 {
 	while (t->nr_accepted)
 		sock_release(t->accepted[--t->nr_accepted]);
 }
 
 /* The server side of one connection, as an fd; the client in *client. */
-static int ks_tcp_pair(struct kunit *test, struct ks_tcp *t,
+static int ksock_tcp_pair(struct kunit *test, struct ksock_tcp *t,
 		       struct socket **client, int *cfd)
 {
 	struct kf_ctx *c = test->priv;
 	struct ukevent uk;
 
-	ks_tcp_listen(test, t);
+	ksock_tcp_listen(test, t);
 	uk = kf_uk(KEVENT_SOCKET, t->lfd, KEVENT_SOCKET_ACCEPT, KEVENT_REQ_ONESHOT);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
-	*cfd = ks_tcp_connect(test, t, client);
+	*cfd = ksock_tcp_connect(test, t, client);
 	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, SEC, &uk), 1L);
-	KUNIT_ASSERT_EQ(test, ks_tcp_accept_all(test, t), 1);
+	KUNIT_ASSERT_EQ(test, ksock_tcp_accept_all(test, t), 1);
 	t->nr_accepted = 0;	/* the fd owns it now */
-	return ks_sock_fd(test, t->accepted[0]);
+	return ksock_sock_fd(test, t->accepted[0]);
 }
 
 static void kevent_socket_unix_recv_on_data(struct kunit *test)
@@ -139,7 +139,7 @@ static void kevent_socket_unix_recv_on_data(struct kunit *test)
 	struct ukevent uk;
 	int s[2];
 
-	ks_unix_pair(test, s);
+	ksock_unix_pair(test, s);
 	uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_RECV, 0);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
 	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 0U);
@@ -158,7 +158,7 @@ static void kevent_socket_unix_peer_close_breaks(struct kunit *test)
 	struct ukevent uk;
 	int s[2];
 
-	ks_unix_pair(test, s);
+	ksock_unix_pair(test, s);
 	uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_RECV, 0);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
 	KUNIT_ASSERT_EQ(test, kf_write(s[1], 1), 1L);
@@ -180,7 +180,7 @@ static void kevent_socket_send_ready_at_add(struct kunit *test)
 	struct ukevent uk;
 	int s[2];
 
-	ks_unix_pair(test, s);
+	ksock_unix_pair(test, s);
 	uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_SEND | KEVENT_SOCKET_RECV,
 		   0);
 	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), 1);
@@ -210,7 +210,7 @@ static void kevent_socket_broken_at_add_fails_entry(struct kunit *test)
 	struct ukevent uk;
 	int s[2];
 
-	ks_unix_pair(test, s);
+	ksock_unix_pair(test, s);
 	kf_close(test, s[1]);
 	uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_RECV, 0);
 	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), -EPIPE);
@@ -225,24 +225,24 @@ static void kevent_socket_tcp_accept_until_eagain(struct kunit *test)
 	struct kf_ctx *c = test->priv;
 	int i, accepted = 0, events = 0;
 	struct ukevent uk;
-	struct ks_tcp t;
+	struct ksock_tcp t;
 
-	ks_tcp_listen(test, &t);
+	ksock_tcp_listen(test, &t);
 	uk = kf_uk(KEVENT_SOCKET, t.lfd, KEVENT_SOCKET_ACCEPT, KEVENT_REQ_ET);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
-	for (i = 0; i < KS_CONNS; i++)
-		ks_tcp_connect(test, &t, NULL);
+	for (i = 0; i < KSOCK_CONNS; i++)
+		ksock_tcp_connect(test, &t, NULL);
 	/* Driven by events only: accept until EAGAIN after each one. */
-	while (accepted < KS_CONNS && kf_get(test, c, 0, SEC, &uk) == 1) {
+	while (accepted < KSOCK_CONNS && kf_get(test, c, 0, SEC, &uk) == 1) {
 		KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)KEVENT_SOCKET_ACCEPT);
 		events++;
-		accepted += ks_tcp_accept_all(test, &t);
+		accepted += ksock_tcp_accept_all(test, &t);
 	}
-	KUNIT_EXPECT_EQ(test, accepted, KS_CONNS);
+	KUNIT_EXPECT_EQ(test, accepted, KSOCK_CONNS);
 	/* Coalesced: fewer events than connections, and none left over. */
-	KUNIT_EXPECT_LE(test, events, KS_CONNS);
+	KUNIT_EXPECT_LE(test, events, KSOCK_CONNS);
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 0L);
-	ks_tcp_release(&t);
+	ksock_tcp_release(&t);
 }
 
 static void kevent_socket_tcp_fin_is_recv(struct kunit *test)
@@ -250,10 +250,10 @@ static void kevent_socket_tcp_fin_is_recv(struct kunit *test)
 	struct kf_ctx *c = test->priv;
 	struct socket *client;
 	struct ukevent uk;
-	struct ks_tcp t;
+	struct ksock_tcp t;
 	int sfd, cfd;
 
-	sfd = ks_tcp_pair(test, &t, &client, &cfd);
+	sfd = ksock_tcp_pair(test, &t, &client, &cfd);
 	uk = kf_uk(KEVENT_SOCKET, sfd, KEVENT_SOCKET_RECV, KEVENT_REQ_ET);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
 	KUNIT_ASSERT_EQ(test, kernel_sock_shutdown(client, SHUT_WR), 0);
@@ -269,10 +269,10 @@ static void kevent_socket_tcp_reset_breaks(struct kunit *test)
 	struct kf_ctx *c = test->priv;
 	struct socket *client;
 	struct ukevent uk;
-	struct ks_tcp t;
+	struct ksock_tcp t;
 	int sfd, cfd;
 
-	sfd = ks_tcp_pair(test, &t, &client, &cfd);
+	sfd = ksock_tcp_pair(test, &t, &client, &cfd);
 	uk = kf_uk(KEVENT_SOCKET, sfd, KEVENT_SOCKET_RECV, 0);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
 	/* Linger 0: close sends a reset. */
@@ -289,14 +289,14 @@ static void kevent_socket_wakeup_one_on_listener(struct kunit *test)
 	struct kf_ctx *c = test->priv;
 	unsigned int q, ready = 0;
 	struct ukevent uk;
-	struct ks_tcp t;
+	struct ksock_tcp t;
 
-	ks_tcp_listen(test, &t);
+	ksock_tcp_listen(test, &t);
 	uk = kf_uk(KEVENT_SOCKET, t.lfd, KEVENT_SOCKET_ACCEPT,
 		   KEVENT_REQ_ET | KEVENT_REQ_WAKEUP_ONE);
 	for (q = 0; q < KF_QUEUES; q++)
 		KUNIT_ASSERT_EQ(test, kf_add(c, q, &uk), 0);
-	ks_tcp_connect(test, &t, NULL);
+	ksock_tcp_connect(test, &t, NULL);
 	/* Wait for the handshake's last step, on any queue. */
 	for (q = 0; q < 100 && !ready; q++) {
 		usleep_range(10000, 11000);
@@ -305,8 +305,8 @@ static void kevent_socket_wakeup_one_on_listener(struct kunit *test)
 			kevent_user_ready_num(c->u[2]);
 	}
 	KUNIT_EXPECT_EQ(test, ready, 1U);
-	KUNIT_EXPECT_EQ(test, ks_tcp_accept_all(test, &t), 1);
-	ks_tcp_release(&t);
+	KUNIT_EXPECT_EQ(test, ksock_tcp_accept_all(test, &t), 1);
+	ksock_tcp_release(&t);
 }
 
 static void kevent_socket_without_wakeup_one_reaches_all(struct kunit *test)
@@ -314,17 +314,17 @@ static void kevent_socket_without_wakeup_one_reaches_all(struct kunit *test)
 	struct kf_ctx *c = test->priv;
 	struct ukevent uk;
 	unsigned int q;
-	struct ks_tcp t;
+	struct ksock_tcp t;
 
-	ks_tcp_listen(test, &t);
+	ksock_tcp_listen(test, &t);
 	uk = kf_uk(KEVENT_SOCKET, t.lfd, KEVENT_SOCKET_ACCEPT, KEVENT_REQ_ET);
 	for (q = 0; q < KF_QUEUES; q++)
 		KUNIT_ASSERT_EQ(test, kf_add(c, q, &uk), 0);
-	ks_tcp_connect(test, &t, NULL);
+	ksock_tcp_connect(test, &t, NULL);
 	for (q = 0; q < KF_QUEUES; q++)
 		KUNIT_EXPECT_EQ(test, kf_get(test, c, q, SEC, &uk), 1L);
-	KUNIT_EXPECT_EQ(test, ks_tcp_accept_all(test, &t), 1);
-	ks_tcp_release(&t);
+	KUNIT_EXPECT_EQ(test, ksock_tcp_accept_all(test, &t), 1);
+	ksock_tcp_release(&t);
 }
 
 static void kevent_socket_and_poll_are_two_keys(struct kunit *test)
@@ -333,7 +333,7 @@ static void kevent_socket_and_poll_are_two_keys(struct kunit *test)
 	struct ukevent uk, got[2];
 	int s[2], i;
 
-	ks_unix_pair(test, s);
+	ksock_unix_pair(test, s);
 	uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_RECV, KEVENT_REQ_ET);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
 	uk = kf_uk(KEVENT_POLL, s[0], POLLIN, KEVENT_REQ_ET);
@@ -358,7 +358,7 @@ static void kevent_socket_modify_rechecks(struct kunit *test)
 	struct ukevent uk;
 	int s[2];
 
-	ks_unix_pair(test, s);
+	ksock_unix_pair(test, s);
 	uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_RECV, KEVENT_REQ_ET);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
 	/* Now asking for room to write, which there is. */
@@ -386,7 +386,7 @@ static struct kunit_case kevent_socket_cases[] = {
 
 static struct kunit_suite kevent_socket_suite = {
 	.name = "kevent_socket",
-	.init = ks_init,
+	.init = ksock_init,
 	.exit = kf_exit,
 	.test_cases = kevent_socket_cases,
 };
