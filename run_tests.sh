@@ -63,15 +63,16 @@ guards=0
 bench=0
 fuzz=
 smp=0
-flavour=coverage
+nocov=0
+debug=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
 	--jobs) [ $# -ge 2 ] || die "--jobs needs a number"; JOBS=$2; shift ;;
 	--jobs=*) JOBS=${1#*=} ;;
-	--no-coverage) flavour=nocov ;;
+	--no-coverage) nocov=1 ;;
 	--no-lint) lint=0 ;;
-	--debug) flavour=debug ;;
+	--debug) debug=1 ;;
 	--shell) shell=1 ;;
 	--prove-guards) guards=1 ;;
 	--bench) bench=1 ;;
@@ -93,15 +94,18 @@ done
 case $JOBS in ''|*[!0-9]*) die "--jobs wants a positive number, not '$JOBS'" ;; esac
 [ -z "$json" ] || json=$(realpath -m "$json")
 export JOBS
-if [ $bench = 1 ]; then
-	[ "$flavour" = coverage ] && flavour=nocov	# gcov would weigh on it
-	export SETUP_BENCH=1
-fi
-[ -n "$fuzz" ] && flavour=debug
+# The UML build: debug (--debug, --fuzz) whatever else is asked, else
+# without gcov (--no-coverage, --bench: gcov would weigh on it), else
+# with coverage.
+flavour=coverage
+[ $nocov = 1 ] || [ $bench = 1 ] && flavour=nocov
+[ $debug = 1 ] || [ -n "$fuzz" ] && flavour=debug
+[ $bench = 1 ] && export SETUP_BENCH=1
 if [ "${KCSAN:-0}" = 1 ] && [ $smp = 0 ]; then
 	die "--kcsan goes with --smp"
 fi
-[ $smp = 1 ] && export SETUP_SMP=1
+# --prove-guards proves some guards in the SMP kernel too: QEMU.
+[ $smp = 1 ] || [ $guards = 1 ] && export SETUP_SMP=1
 set_flavour "$flavour"
 
 failed=()

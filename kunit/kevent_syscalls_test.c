@@ -76,6 +76,10 @@ static void ks_exit(struct kunit *test)
 {
 	struct ks *s = ks(test);
 
+	if (!s) {	/* ks_init() skipped or failed before it was set */
+		kt_exit(test);
+		return;
+	}
 	/*
 	 * The fd owns the queue: closing it releases everything.  A kthread's
 	 * last fput is deferred; flush it, so the queue's events are gone
@@ -154,7 +158,7 @@ static const unsigned int ks_ctl_sizes[] = {
 
 static void ks_ctl_size_desc(const unsigned int *n, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u entries", *n);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "num=%u", *n);
 }
 
 KUNIT_ARRAY_PARAM(ks_ctl_sizes, ks_ctl_sizes, ks_ctl_size_desc);

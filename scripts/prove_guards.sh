@@ -62,7 +62,7 @@ run_guarded() {	# name test
 		;;
 	*)
 		if [ "$config" = smp ]; then
-			rm -f "$RESULTS/smp-kunit.json"
+			rm -f "$RESULTS/smp-kunit.json" "$RESULTS/$SMP_TAG-kunit-console.log"
 			SMP_KUNIT_TIMEOUT=300 "$REPO/scripts/run_smp_kunit.sh" "$test" \
 				>"$log/$name.run.log" 2>&1
 			cp "$RESULTS/smp-kunit.json" "$json" 2>/dev/null
@@ -83,18 +83,27 @@ run_guarded() {	# name test
 }
 
 # Prove one guard with one test in one configuration: a row of the table.
+# Its logs are $log/NAME.* ($log/NAME-smp.* for a proof in the SMP kernel).
 prove() {	# guard-file name config test
 	local g=$1 name=$2 result builder=$REPO/scripts/build_kernel.sh
 	config=$3
 	test=$4
 	build_for "$config"
+	if [ "$config" = smp ]; then
+		name=$name-smp
+		builder=$REPO/scripts/build_smp.sh
+		if ! command -v qemu-system-x86_64 >/dev/null; then
+			rows+=("$name|$test|not run: qemu-system-x86_64 missing (apt-get install qemu-system-x86)")
+			bad=1
+			return
+		fi
+	fi
 	say "guard $name: $test ($config build)"
 	if ! guard_apply "$g" >"$log/$name.patch.log" 2>&1; then
 		rows+=("$name|$test|does not apply to the current sources")
 		bad=1
 		return
 	fi
-	[ "$config" = smp ] && builder=$REPO/scripts/build_smp.sh
 	if ! "$builder" >"$log/$name.build.log" 2>&1; then
 		result="build failed (see $log/$name.build.log)"
 		bad=1
@@ -121,7 +130,8 @@ for g in "$REPO"/kernel/guards/${1:-*}.patch; do
 	smp_test=$(sed -n 's/^SMP: //p' "$g")
 	[ -n "$test" ] || die "$name has no 'Test:' line"
 	case $test in
-	user:*.*) [ $users = 1 ] || "$REPO/scripts/build_userland.sh" >"$log/userland.log" 2>&1 ||
+	user:*.*) [ $users = 1 ] || [ $smp_only = 1 ] ||
+		"$REPO/scripts/build_userland.sh" >"$log/userland.log" 2>&1 ||
 			die "cannot build the test initramfs (see $log/userland.log)"
 		users=1 ;;
 	*.*) ;;

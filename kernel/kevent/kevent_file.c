@@ -303,7 +303,7 @@ static struct kevent_file *kevent_file_get(struct file *file, u32 type,
 }
 
 /* The ops of each file storage type, set once at its registration. */
-static const struct kevent_file_ops *kevent_file_types[KEVENT_NR_TYPES];
+static const struct kevent_file_ops *kevent_file_types[KEVENT_NR_TYPES] __ro_after_init;
 
 /**
  * kevent_file_enqueue() - the ->enqueue of a file storage
@@ -493,10 +493,11 @@ void kevent_file_release_file(struct file *file)
  * @ops: its file check, event mapping, readiness and event bits
  *
  * The storage shares this file's callbacks; only @ops tell it apart.
+ * Called from initcalls only: the table of ops is read-only after boot.
  *
  * Return: 0, or -EINVAL for a type out of range.
  */
-int kevent_file_register(int type, const struct kevent_file_ops *ops)
+int __init kevent_file_register(int type, const struct kevent_file_ops *ops)
 {
 	struct kevent_callbacks cb = {
 		.callback	= kevent_file_callback,

@@ -6,6 +6,7 @@
 #ifndef _KEVENT_FILE_H
 #define _KEVENT_FILE_H
 
+#include <linux/init.h>
 #include <linux/poll.h>
 #include <linux/kevent.h>
 
@@ -24,7 +25,7 @@ struct kevent_file_ops {
 	u32	events;
 };
 
-int kevent_file_register(int type, const struct kevent_file_ops *ops);
+int __init kevent_file_register(int type, const struct kevent_file_ops *ops);
 
 /* The callbacks kevent_file_register() gives a file storage. */
 int kevent_file_enqueue(struct kevent *k);
