@@ -720,6 +720,21 @@ static int kc_w_file_add(struct kc_worker *w)
 	return 1;
 }
 
+/*
+ * The race needs many ADDs, and an ADD is slow under KASAN on a busy host
+ * (a few hundred in 2 s): keep going until 2000 were made, for at most
+ * 10 s more.  The counts are read racily on purpose: a stale one only
+ * means one more pass of the loop.
+ */
+static void kc_file_enough_adds(struct kc_smp *sm)
+{
+	unsigned long deadline = jiffies + 10 * HZ;
+
+	while (data_race(sm->w[1].ops + sm->w[3].ops) < 2000 &&
+	       time_before(jiffies, deadline))
+		msleep(100);
+}
+
 static void kevent_smp_file_wakeup_during_add(struct kunit *test)
 {
 	struct kc_smp *sm = kc_smp_new(test);
@@ -740,7 +755,7 @@ static void kevent_smp_file_wakeup_during_add(struct kunit *test)
 	kc_smp_add(sm, "wake", kc_w_file_wake, false);
 	kc_smp_add(sm, "add", kc_w_file_add, false);
 	sm->w[1].data = sm->w[3].data = fd;
-	kc_smp_run(sm, SMP_RUN_MS, NULL);
+	kc_smp_run(sm, SMP_RUN_MS, kc_file_enough_adds);
 
 	kc_smp_report(sm);
 	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
