@@ -140,7 +140,7 @@ def table_text(cov, tree, wanted=('kunit', 'userland', 'all')):
     if not any(cov.get(l.name) for l in layers):
         return []
     out = ['', 'Coverage of the kevent sources (lines / functions / branches):',
-           '  %-30s %s' % ('file', '  '.join('%-24s' % l.column for l in layers))]
+           '  %-32s %s' % ('file', '  '.join('%-24s' % l.column for l in layers))]
     for src in sorted(set().union(*(cov[l.name] for l in layers))):
         cols = []
         for l in layers:
@@ -148,7 +148,7 @@ def table_text(cov, tree, wanted=('kunit', 'userland', 'all')):
             cols.append('%-24s' % ' '.join((_pct(d.get('LF', 0), d.get('LH', 0)),
                                             _pct(d.get('FNF', 0), d.get('FNH', 0)),
                                             _pct(d.get('BRF', 0), d.get('BRH', 0)))))
-        out.append('  %-30s %s' % (_name(src, tree), '  '.join(cols)))
+        out.append('  %-32s %s' % (_name(src, tree), '  '.join(cols)))
     return out
 
 
