@@ -723,13 +723,13 @@ static int kc_w_file_add(struct kc_worker *w)
 /*
  * The race needs many ADDs, and an ADD is slow under KASAN on a busy host
  * (a few hundred in 2 s): keep going until 2000 were made, for at most
- * 10 s more.  The counts are read racily on purpose: a stale one only
- * means one more pass of the loop.
+ * 10 s more.
  */
 static void kc_file_enough_adds(struct kc_smp *sm)
 {
 	unsigned long deadline = jiffies + 10 * HZ;
 
+	/* Racy reads of the workers' counts: a stale one costs one more pass. */
 	while (data_race(sm->w[1].ops + sm->w[3].ops) < 2000 &&
 	       time_before(jiffies, deadline))
 		msleep(100);

@@ -103,7 +103,8 @@ class Run:
             self.document['sub_groups'].append(group)
             suites = collections.OrderedDict()
             for suite, _, status in walk(group):
-                name = suite or layer.name
+                # A parameterized case is a group in its suite: counted there.
+                name = (suite or layer.name).split('.')[0]
                 one = Counts(*(int(outcome(status) == k) for k in ('PASS', 'FAIL', 'SKIP')))
                 suites[name] = add(suites.get(name, Counts(0, 0, 0)), one)
             self.sections.append((layer, dict(sorted(suites.items()))))

@@ -64,6 +64,19 @@ class ResultsModel(unittest.TestCase):
         self.assertEqual(run.totals(), results.Counts(2, 1, 1))
         self.assertIsNone(run.sections[1][1])
 
+    def test_a_parameterized_case_counts_in_its_suite(self):
+        kunit = {'name': 'x', 'test_cases': [], 'sub_groups': [
+            {'name': 's', 'test_cases': [{'name': 'plain', 'status': 'PASS'}],
+             'sub_groups': [{'name': 'param', 'sub_groups': [],
+                             'test_cases': [{'name': 'n=1', 'status': 'PASS'},
+                                            {'name': 'n=2', 'status': 'FAIL'}]}]}]}
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, 'kunit.json'), 'w') as f:
+                json.dump(kunit, f)
+            run = results.Run(tmp, ['kunit'])
+        self.assertEqual(run.sections[0][1], {'s': results.Counts(2, 1, 0)})
+        self.assertEqual(run.totals(), results.Counts(2, 1, 0))
+
     def test_layers_not_run_are_not_read(self):
         self.assertEqual(self.run_of('pass', layers=('kunit',)).totals(),
                          results.Counts(2, 0, 1))
