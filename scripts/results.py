@@ -89,7 +89,7 @@ class Run:
 
     def __init__(self, results, layers, failed_stages=()):
         self.sections = []	# (Layer, {suite: Counts} or None when missing)
-        self.document = {'name': 'kevent', 'sub_groups': [], 'test_cases': []}
+        self.groups = []	# the layers' KernelCI groups, as read
         harness = []
         for layer in LAYERS:
             if layer.name not in layers:
@@ -100,7 +100,7 @@ class Run:
                 harness.append(('%s: no results, the layer did not finish' % layer.name))
                 continue
             group = dict(group, name=layer.name)
-            self.document['sub_groups'].append(group)
+            self.groups.append(group)
             suites = collections.OrderedDict()
             for suite, _, status in walk(group):
                 # A parameterized case is a group in its suite: counted there.
@@ -114,7 +114,6 @@ class Run:
                        if s not in layers or not self.layer_failed(s)]
         harness += ['stage %s failed' % s for s in self.stages]
         self.harness = harness
-        self._sync_harness()
 
     def layer_failed(self, name):
         """Did the layer's own results already count a failure?"""
@@ -127,15 +126,17 @@ class Run:
     def fail(self, what):
         """Count a failure outside the layers (e.g. a missed coverage floor)."""
         self.harness.append(what)
-        self._sync_harness()
 
-    def _sync_harness(self):
-        groups = [g for g in self.document['sub_groups'] if g['name'] != HARNESS]
+    @property
+    def document(self):
+        """The run as one KernelCI document: the layers' groups, then what
+        failed outside them as the group HARNESS."""
+        groups = list(self.groups)
         if self.harness:
             groups.append({'name': HARNESS, 'sub_groups': [],
                            'test_cases': [{'name': w, 'status': 'FAIL'}
                                           for w in self.harness]})
-        self.document['sub_groups'] = groups
+        return {'name': 'kevent', 'sub_groups': groups, 'test_cases': []}
 
     def totals(self):
         return count(self.document)
