@@ -9,6 +9,7 @@
 # kevent_wait_ready) against hrtimer_wakeup() clearing it in the timer
 # interrupt (kernel/time/hrtimer.c).
 # Usage: check_smp_log.sh LOG [WHAT]
+# Exit status: 0 clean, 2 a report (check_log.sh), 1 anything else.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"

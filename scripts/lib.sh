@@ -134,23 +134,63 @@ smp_kunitconfig_args() {
 	return 0
 }
 
+# A layer's verdict, for what judges a run without reading its printed
+# messages (prove_guards.sh): the stage scripts write $RESULTS/NAME.status
+# (NAME: kunit, userland, smp-kunit, smp-userland), one word:
+#   passed   every test passed and the kernel log is clean
+#   failed   a test failed or did not run (NAME.json says which)
+#   report   a kernel report in the log (check_log.sh exits 2 for it)
+#   hung     the boot outlived its timeout and was killed
+#   crashed  the kernel died, wrote no results, or lacked CPUs
+# layer_status NAME WORD writes it, layer_status NAME prints it ("none"
+# when the stage has not written one since clear_status NAME, which a
+# stage calls first: it removes the layer's status and JSON).
+layer_status() {	# name [word]
+	if [ $# = 2 ]; then
+		mkdir -p "$RESULTS"
+		printf '%s\n' "$2" > "$RESULTS/$1.status"
+	else
+		cat "$RESULTS/$1.status" 2>/dev/null || echo none
+	fi
+}
+
+clear_status() {	# name
+	rm -f "$RESULTS/$1.status" "$RESULTS/$1.json"
+}
+
+# Judge a kernel log with CHECKER (check_log.sh or check_smp_log.sh),
+# record the layer's verdict, and exit unless the log is clean.
+check_console() {	# checker log what name
+	local rc=0
+
+	"$1" "$2" "$3" || rc=$?
+	case $rc in
+	0) layer_status "$4" passed; return 0 ;;
+	2) layer_status "$4" report ;;
+	*) layer_status "$4" crashed ;;
+	esac
+	exit 1
+}
+
 # The end of a user-space layer: parse its KTAP with kunit_tool (into
-# $RESULTS/NAME.json), then fail on the boot's PROBLEM (if any), a
-# failed test, or a report in its console (CHECKER: check_log.sh or
-# check_smp_log.sh).  Usage: finish_user_layer WHAT KTAP NAME PARSED
-# CONSOLE PROBLEM CHECKER
+# $RESULTS/NAME.json), then fail on the boot's PROBLEM (if any: its
+# verdict, hung or crashed, and what happened), a failed test, or a
+# report in its console (CHECKER: check_log.sh or check_smp_log.sh).
+# Usage: finish_user_layer WHAT KTAP NAME PARSED CONSOLE VERDICT PROBLEM
+# CHECKER
 finish_user_layer() {
-	local what=$1 ktap=$2 name=$3 parsed=$4 console=$5 problem=$6 checker=$7
-	local rc
+	local what=$1 ktap=$2 name=$3 parsed=$4 console=$5 verdict=$6 problem=$7
+	local checker=$8 rc
 
 	python3 "$KUNIT_PY" parse --json="$RESULTS/$name.json" "$ktap" | tee "$parsed"
 	rc=${PIPESTATUS[0]}
 	if [ -n "$problem" ]; then
+		layer_status "$name" "$verdict"
 		tail -n 30 "$console" >&2
 		die "$what: $problem"
 	fi
-	[ "$rc" = 0 ] || die "$what tests failed (KTAP: $ktap)"
-	"$checker" "$console" "$what"
+	[ "$rc" = 0 ] || { layer_status "$name" failed; die "$what tests failed (KTAP: $ktap)"; }
+	check_console "$checker" "$console" "$what" "$name"
 }
 
 # Apply a patch to the prepared tree (tree_patch FILE [-R] to take it out):

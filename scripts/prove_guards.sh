@@ -35,50 +35,42 @@ build_for() {	# config: the UML flavour of a guard's Config: line
 	esac
 }
 
-# Run the guarded test; print kunit_tool's status of it (PASS, FAIL...,
-# MISSING when it never reported) or HUNG.
+# Run the guarded test through its stage script; print its verdict: HUNG
+# or REPORT from the layer's status file (lib.sh's layer_status), else
+# kunit_tool's status of the test in the layer's JSON (PASS, FAIL...,
+# MISSING when it never reported).
 run_guarded() {	# name test
-	local name=$1 test=$2 json=$log/$1.json
+	local name=$1 test=$2 json=$log/$1.json layer suite t
 	rm -f "$json"
 	case $test in
 	user:*)
-		local prog=${test#user:} t
-		rm -f "$RESULTS/userland.json"
-		t=${prog#*.}
-		prog=${prog%%.*}
+		layer=userland
+		suite=${test#user:}
+		t=${suite#*.}
+		suite=${suite%%.*}
 		USERLAND_TIMEOUT=${GUARD_BOOT_TIMEOUT:-240} \
-		USERLAND_ARGS="KEVENT_ONLY=$prog KEVENT_TEST=$t" \
+		USERLAND_ARGS="KEVENT_ONLY=$suite KEVENT_TEST=$t" \
 			"$REPO/scripts/run_userland.sh" >"$log/$name.run.log" 2>&1
-		cp "$RESULTS/userland.json" "$json" 2>/dev/null
-		if grep -q 'the UML boot hung' "$log/$name.run.log"; then
-			echo HUNG
-			return
-		fi
-		if grep -q 'splat in the kernel log' "$log/$name.run.log"; then
-			echo REPORT
-			return
-		fi
-		python3 "$REPO/scripts/guard_status.py" "$json" "$prog" "$t"
 		;;
 	*)
+		suite=${test%%.*}
+		t=${test#*.}
 		if [ "$config" = smp ]; then
-			rm -f "$RESULTS/smp-kunit.json" "$RESULTS/$SMP_TAG-kunit-console.log"
+			layer=smp-kunit
 			SMP_KUNIT_TIMEOUT=300 "$REPO/scripts/run_smp_kunit.sh" "$test" \
 				>"$log/$name.run.log" 2>&1
-			cp "$RESULTS/smp-kunit.json" "$json" 2>/dev/null
-			# A kernel report, also when the kernel died after it.
-			if ! "$REPO/scripts/check_smp_log.sh" "$RESULTS/$SMP_TAG-kunit-console.log" \
-				guard >"$log/$name.check.log" 2>&1 &&
-			   grep -q 'splat in the kernel log' "$log/$name.check.log"; then
-				echo REPORT
-				return
-			fi
 		else
-			python3 "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout 300 \
-				--json="$json" "$test" >"$log/$name.run.log" 2>&1
+			layer=kunit
+			KUNIT_TIMEOUT=300 "$REPO/scripts/run_kunit.sh" "$test" \
+				>"$log/$name.run.log" 2>&1
 		fi
-		python3 "$REPO/scripts/guard_status.py" "$json" "${test%%.*}" "${test#*.}"
 		;;
+	esac
+	cp "$RESULTS/$layer.json" "$json" 2>/dev/null
+	case $(layer_status $layer) in
+	hung) echo HUNG ;;
+	report) echo REPORT ;;
+	*) python3 "$REPO/scripts/guard_status.py" "$json" "$suite" "$t" ;;
 	esac
 }
 

@@ -7,11 +7,15 @@ set -eu
 
 filter=${1:-'kevent*'}
 mkdir -p "$RESULTS"
+clear_status kunit
 set +e
 python3 "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${KUNIT_TIMEOUT:-600}" \
 	--json="$RESULTS/kunit.json" "$filter" | tee "$RESULTS/kunit-parsed.txt"
 rc=${PIPESTATUS[0]}
 set -e
 cp "$BUILD/test.log" "$RESULTS/kunit-console.log" 2>/dev/null || true
-[ "$rc" = 0 ] || die "KUnit tests failed (kernel log: $RESULTS/kunit-console.log)"
-"$REPO/scripts/check_log.sh" "$RESULTS/kunit-console.log" KUnit
+if [ "$rc" != 0 ]; then
+	layer_status kunit failed
+	die "KUnit tests failed (kernel log: $RESULTS/kunit-console.log)"
+fi
+check_console "$REPO/scripts/check_log.sh" "$RESULTS/kunit-console.log" KUnit kunit

@@ -14,6 +14,7 @@ command -v qemu-system-x86_64 >/dev/null ||
 [ -f "$BZIMAGE" ] || die "no x86_64 kernel at $BZIMAGE: run scripts/build_smp.sh first"
 mkdir -p "$RESULTS"
 log=$RESULTS/$SMP_TAG-kunit-console.log
+clear_status smp-kunit
 set +e
 # KCSAN: a watchpoint every 100 memory accesses per CPU instead of 4000,
 # and watchpoints in interrupts too (the timer storage runs there); the
@@ -28,5 +29,10 @@ python3 "$KUNIT_PY" exec --arch x86_64 --qemu_config "$QEMU_CONFIG" \
 rc=${PIPESTATUS[0]}
 set -e
 cp "$SMP_BUILD/test.log" "$log" 2>/dev/null || true
-[ "$rc" = 0 ] || die "SMP KUnit tests failed (kernel log: $log)"
-"$REPO/scripts/check_smp_log.sh" "$log" "SMP KUnit"
+if [ "$rc" != 0 ]; then
+	# A kernel that died of a report still says so.
+	check_console "$REPO/scripts/check_smp_log.sh" "$log" "SMP KUnit" smp-kunit
+	layer_status smp-kunit failed
+	die "SMP KUnit tests failed (kernel log: $log)"
+fi
+check_console "$REPO/scripts/check_smp_log.sh" "$log" "SMP KUnit" smp-kunit

@@ -20,6 +20,7 @@ mkdir -p "$RESULTS"
 console=$RESULTS/$SMP_TAG-userland-console.log
 ktap=$RESULTS/$SMP_TAG-userland.ktap
 rm -f "$ktap"
+clear_status smp-userland
 
 export KEVENT_QEMU_INITRD=$USERLAND_OUT/initramfs.cpio KEVENT_QEMU_RESULTS=$ktap
 read -ra extra <<< "${USERLAND_ARGS:-}"
@@ -35,9 +36,9 @@ rc=$?
 set -e
 [ -f "$ktap" ] || : > "$ktap"
 
-problem=
+problem='' verdict=crashed
 if [ $rc = 124 ] || [ $rc = 137 ]; then
-	problem="the QEMU boot hung: killed after $timeout s"
+	problem="the QEMU boot hung: killed after $timeout s" verdict=hung
 elif grep -q 'Kernel panic' "$console"; then
 	problem="kernel panic (see $console)"
 elif [ $rc != 0 ]; then
@@ -48,5 +49,6 @@ elif [ ! -s "$ktap" ]; then
 	problem="no user-space results were written (see $console)"
 fi
 
-finish_user_layer "SMP user space" "$ktap" smp-userland "$RESULTS/$SMP_TAG-userland-parsed.txt" "$console" "$problem" \
+finish_user_layer "SMP user space" "$ktap" smp-userland "$RESULTS/$SMP_TAG-userland-parsed.txt" \
+	"$console" "$verdict" "$problem" \
 	"$REPO/scripts/check_smp_log.sh"

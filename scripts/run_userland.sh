@@ -11,6 +11,7 @@ set -eu
 timeout=${USERLAND_TIMEOUT:-900}
 mkdir -p "$RESULTS/hostfs"
 rm -f "$RESULTS/hostfs/userland.ktap"
+clear_status userland
 console=$RESULTS/userland-console.log
 need_boot_files
 
@@ -32,9 +33,9 @@ set -e
 
 ktap=$RESULTS/userland.ktap
 cp "$RESULTS/hostfs/userland.ktap" "$ktap" 2>/dev/null || : > "$ktap"
-problem=
+problem='' verdict=crashed
 if [ $rc = 124 ] || [ $rc = 137 ]; then
-	problem="the UML boot hung: killed after $timeout s"
+	problem="the UML boot hung: killed after $timeout s" verdict=hung
 elif grep -q 'Kernel panic' "$console"; then
 	problem="kernel panic (see $console)"
 elif [ $rc != 0 ] && [ "$(grep -c '^reboot: Power down' "$console")" = 1 ] &&
@@ -49,5 +50,6 @@ elif [ ! -s "$ktap" ]; then
 	problem="no user-space results were written (see $console)"
 fi
 
-finish_user_layer "user space" "$ktap" userland "$RESULTS/userland-parsed.txt" "$console" "$problem" \
+finish_user_layer "user space" "$ktap" userland "$RESULTS/userland-parsed.txt" "$console" \
+	"$verdict" "$problem" \
 	"$REPO/scripts/check_log.sh"

@@ -13,9 +13,7 @@ check() {	# description, expected exit status, command...
 	shift 2
 	"$@" >/dev/null 2>&1
 	got=$?
-	if { [ "$want" = 0 ] && [ "$got" = 0 ]; } || { [ "$want" != 0 ] && [ "$got" != 0 ]; }; then
-		return 0
-	fi
+	[ "$got" = "$want" ] && return 0
 	printf 'selftest: %s: exit %s, wanted %s\n' "$what" "$got" "$want" >&2
 	fails=$((fails + 1))
 }
@@ -29,8 +27,9 @@ output_has() {	# description, expected text, command...
 }
 
 check "clean log passes" 0 "$REPO/scripts/check_log.sh" "$data/clean.log"
+check "a missing log is an error, not a report" 1 "$REPO/scripts/check_log.sh" "$data/no-such.log"
 for log in warning kasan lockdep kmemleak ubsan; do
-	check "$log report is caught" 1 "$REPO/scripts/check_log.sh" "$data/$log.log"
+	check "$log report is caught" 2 "$REPO/scripts/check_log.sh" "$data/$log.log"
 done
 
 # The results model, the coverage module, the summary's totals and exit
