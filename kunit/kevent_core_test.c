@@ -53,35 +53,41 @@ static void kevent_storage_ready_queues_ready_event(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
 }
 
-static void kevent_storage_ready_ignores_unmatched_mask(struct kunit *test)
-{
-	struct kt_ctx *c = ctx(test);
+/*
+ * kevent_storage_ready() readies a kevent when the notified mask shares a
+ * bit with the kevent's event mask, and does not even run the storage's
+ * callback otherwise; KEVENT_MASK_ALL matches every kevent.
+ */
+struct kt_mask_case {
+	const char *rule;
+	u32 event;	/* the kevent's mask */
+	u32 notified;	/* the mask kevent_storage_ready() is given */
+	unsigned int ready;
+};
 
-	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
-	c->origin[0].ready = 1;
-	kevent_storage_ready(&c->origin[0].st, NULL, EV_B);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
-	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, 0);
+static const struct kt_mask_case kt_mask_cases[] = {
+	{ "no_common_bit_not_ready", EV_A, EV_B, 0 },
+	{ "one_common_bit_ready", EV_A | EV_B, EV_B, 1 },
+	{ "mask_all_readies_any_mask", 0x80000000, KEVENT_MASK_ALL, 1 },
+};
+
+static void kt_mask_case_desc(const struct kt_mask_case *m, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", m->rule);
 }
 
-static void kevent_storage_ready_partial_mask_match(struct kunit *test)
+KUNIT_ARRAY_PARAM(kt_mask_cases, kt_mask_cases, kt_mask_case_desc);
+
+static void kevent_storage_ready_needs_a_common_mask_bit(struct kunit *test)
 {
+	const struct kt_mask_case *m = test->param_value;
 	struct kt_ctx *c = ctx(test);
 
-	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A | EV_B, 0), 0);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, m->event, 0), 0);
 	c->origin[0].ready = 1;
-	kevent_storage_ready(&c->origin[0].st, NULL, EV_B);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
-}
-
-static void kevent_storage_ready_mask_all_matches(struct kunit *test)
-{
-	struct kt_ctx *c = ctx(test);
-
-	KUNIT_ASSERT_EQ(test, kt_add(c, 0, 0x80000000, 0), 0);
-	c->origin[0].ready = 1;
-	kevent_storage_ready(&c->origin[0].st, NULL, KEVENT_MASK_ALL);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	kevent_storage_ready(&c->origin[0].st, NULL, m->notified);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), m->ready);
+	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, (int)m->ready);
 }
 
 static void kevent_storage_ready_callback_not_ready(struct kunit *test)
@@ -671,9 +677,8 @@ static void kevent_modify_during_failed_delivery_not_undone(struct kunit *test)
 static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_add_not_ready_is_queued_on_storage),
 	KUNIT_CASE(kevent_storage_ready_queues_ready_event),
-	KUNIT_CASE(kevent_storage_ready_ignores_unmatched_mask),
-	KUNIT_CASE(kevent_storage_ready_partial_mask_match),
-	KUNIT_CASE(kevent_storage_ready_mask_all_matches),
+	KUNIT_CASE_PARAM(kevent_storage_ready_needs_a_common_mask_bit,
+			 kt_mask_cases_gen_params),
 	KUNIT_CASE(kevent_storage_ready_callback_not_ready),
 	KUNIT_CASE(kevent_storage_ready_callback_broken),
 	KUNIT_CASE(kevent_storage_ready_runs_ready_callback_on_all),
