@@ -377,10 +377,12 @@ int main(void)
 	fprintf(out, "KTAP version 1\n1..%d\n", n);
 	fflush(out);
 	for (i = 0; i < n; i++) {
+		double start = now();
 		int ok;
 
 		note("running %s", names[i]->d_name);
 		ok = run_one(names[i]->d_name, getenv("KEVENT_TEST"), timeout);
+		note("%s took %.1f s", names[i]->d_name, now() - start);
 		fprintf(out, "%sok %d %s\n", ok ? "" : "not ", i + 1,
 			names[i]->d_name);
 		fflush(out);
