@@ -3,6 +3,9 @@
 # compiler warning fails), shellcheck on the harness scripts, and the uapi
 # check (ukevent.h as installed by headers_install, in a user program with
 # static assertions on the ABI).  Every finding is printed; any fails.
+# checkpatch and shellcheck remember the files they found clean (by
+# content, in $LINT_BUILD/clean/), and the W=1 compile is incremental: a
+# run after an edit lints what changed.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,11 +23,20 @@ finding() {
 # reserves for unknown syscalls.
 mapfile -t sources < <(cd "$REPO" && find kernel/kevent kernel/include kunit \
 	kernel/Documentation -name '*.[ch]' -o -name '*.rst' | sort)
+# A file found clean is not checked again until it or checkpatch changes
+# (its hash in $LINT_BUILD/clean/): a warm run lints what changed.
+clean=$LINT_BUILD/clean
+mkdir -p "$clean"
+tool=$(cat "$TREE/scripts/checkpatch.pl" "$TREE/scripts/spelling.txt" "$0" | sha256sum | cut -c1-16)
 for f in "${sources[@]}"; do
+	stamp=$clean/checkpatch-$tool-$(sha256sum < "$REPO/$f" | cut -c1-32)
+	[ -e "$stamp" ] && continue
 	if ! out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree --terse \
 		--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,ENOSYS -f "$REPO/$f" 2>&1); then
 		finding "checkpatch: $f"
 		printf '%s\n' "$out" | grep -v '^total:' >&2
+	else
+		: > "$stamp"
 	fi
 done
 
@@ -40,9 +52,9 @@ fi
 # 2. W=1 compile of kernel/kevent/ in its own build dir (the objects of the
 # test build stay as they are, with their gcov notes).
 mkdir -p "$LINT_BUILD"
+# The test build's .config needs no olddefconfig; a copy of it, none either.
 cmp -s "$BUILD/.config" "$LINT_BUILD/.config" || cp "$BUILD/.config" "$LINT_BUILD/.config"
-if ! out=$(make -s -C "$TREE" ARCH=um O="$LINT_BUILD" -j"$JOBS" olddefconfig 2>&1 &&
-	   make -s -C "$TREE" ARCH=um O="$LINT_BUILD" -j"$JOBS" W=1 kernel/kevent/ 2>&1); then
+if ! out=$(make -s -C "$TREE" ARCH=um O="$LINT_BUILD" -j"$JOBS" W=1 kernel/kevent/ 2>&1); then
 	finding "W=1 build of kernel/kevent/ failed"
 	printf '%s\n' "$out" >&2
 elif printf '%s\n' "$out" | grep -q 'warning:'; then
@@ -52,8 +64,21 @@ fi
 
 # 3. shellcheck on the harness.
 mapfile -t shells < <(cd "$REPO" && { ls run_tests.sh .ci/run 2>/dev/null || true; find scripts coverage userland -name '*.sh'; } | sort -u)
-if ! (cd "$REPO" && shellcheck -x "${shells[@]}"); then
-	finding "shellcheck"
+# (sourced lib.sh counts: a script is checked again when it changes)
+lib=$(sha256sum < "$REPO/scripts/lib.sh" | cut -c1-16)
+changed=()
+for f in "${shells[@]}"; do
+	stamp=$clean/shellcheck-$lib-$(sha256sum < "$REPO/$f" | cut -c1-32)
+	[ -e "$stamp" ] || changed+=("$f")
+done
+if [ ${#changed[@]} -gt 0 ]; then
+	if (cd "$REPO" && shellcheck -x "${changed[@]}"); then
+		for f in "${changed[@]}"; do
+			: > "$clean/shellcheck-$lib-$(sha256sum < "$REPO/$f" | cut -c1-32)"
+		done
+	else
+		finding "shellcheck"
+	fi
 fi
 
 # 4. The uapi header as user space sees it.
