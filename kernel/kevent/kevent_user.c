@@ -488,7 +488,7 @@ static int kevent_batch_take(struct kevent_user *u, struct kevent_batch *b,
 {
 	/* Kevents found not ready by ->deliver: at most this many per batch. */
 	unsigned int tries = 2 * KEVENT_DELIVER_BATCH;
-	unsigned long flags;
+	unsigned int i, got, base;
 	struct kevent *k;
 	bool empty;
 	int ret;
@@ -498,31 +498,41 @@ static int kevent_batch_take(struct kevent_user *u, struct kevent_batch *b,
 	ret = kevent_collect_lock(&u->ctl_mutex);
 	if (ret)
 		return ret;
-	while (b->n < max && tries-- && (k = kevent_ready_take(u))) {
-		if (kevent_deliver(k) <= 0) {
-			kevent_put(k);
-			continue;
+	/* The ready lock once per pass; the kevents land in b->k[b->n...]. */
+	while (b->n < max && tries &&
+	       (got = kevent_ready_take(u, b->k + b->n,
+					min(max - b->n, tries))) > 0) {
+		tries -= got;
+		/* Kept ones move down to b->n, which never passes base + i. */
+		base = b->n;
+		for (i = 0; i < got; i++) {
+			k = b->k[base + i];
+			if (kevent_deliver(k) <= 0) {
+				kevent_put(k);
+				continue;
+			}
+			spin_lock_irq(&k->ulock);
+			/*
+			 * Nothing to report: a notification queued it again
+			 * after a delivery that took its results (between the
+			 * take and the snapshot of that delivery).
+			 */
+			empty = !(k->event.ret_flags &
+				  (KEVENT_RET_DONE | KEVENT_RET_BROKEN));
+			if (!empty) {
+				b->uk[b->n] = k->event;
+				b->gen[b->n] = k->gen;
+				if (k->event.req_flags & KEVENT_REQ_ET)
+					k->event.ret_flags = 0;
+				k->event.ret_data[0] = 0;
+				k->event.ret_data[1] = 0;
+			}
+			spin_unlock_irq(&k->ulock);
+			if (empty)
+				kevent_put(k);
+			else
+				b->k[b->n++] = k;
 		}
-		spin_lock_irqsave(&k->ulock, flags);
-		/*
-		 * Nothing to report: a notification queued it again after a
-		 * delivery that took its results (between the take and the
-		 * snapshot of that delivery).
-		 */
-		empty = !(k->event.ret_flags & (KEVENT_RET_DONE | KEVENT_RET_BROKEN));
-		if (!empty) {
-			b->uk[b->n] = k->event;
-			b->gen[b->n] = k->gen;
-			if (k->event.req_flags & KEVENT_REQ_ET)
-				k->event.ret_flags = 0;
-			k->event.ret_data[0] = 0;
-			k->event.ret_data[1] = 0;
-		}
-		spin_unlock_irqrestore(&k->ulock, flags);
-		if (empty)
-			kevent_put(k);
-		else
-			b->k[b->n++] = k;
 	}
 	mutex_unlock(&u->ctl_mutex);
 	return b->n;
@@ -760,18 +770,28 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 
 	lockdep_assert_held(&u->ring_lock);
 	while (done < num) {
-		unsigned int i, kidx = u->kidx;
+		unsigned int i, run, kidx = u->kidx;
 		int n = kevent_batch_take(u, &b, num - done);
 
 		if (n < 0 && !done)
 			return n;
 		if (n <= 0)
 			break;
-		for (i = 0; i < n; i++) {
-			if (copy_to_user(&ring->event[kidx], &b.uk[i],
-					 sizeof(b.uk[i])))
+		/* One copy up to the ring's end, one after the wrap. */
+		for (i = 0; i < n; i += run) {
+			unsigned long left;
+
+			run = min_t(unsigned int, n - i, u->ring_size - kidx);
+			left = copy_to_user(&ring->event[kidx], &b.uk[i],
+					    run * sizeof(b.uk[0]));
+			if (left) {
+				run -= DIV_ROUND_UP(left, sizeof(b.uk[0]));
+				i += run;
+				kidx += run;
 				break;
-			if (++kidx >= u->ring_size)
+			}
+			kidx += run;
+			if (kidx >= u->ring_size)
 				kidx = 0;
 		}
 		if (i && put_user(kidx, &ring->ring_kidx))
