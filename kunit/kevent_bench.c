@@ -12,8 +12,8 @@
  * kevent_sys_get_events(), kevent_sys_wait() into a ring, sys_epoll_wait().
  * kevent watches with POLL kevents, ET; epoll with EPOLLIN|EPOLLET (the
  * same rule) and, for reference, level-triggered.  Each reader has its
- * own pipes and queue, the others' closed, so a write wakes exactly one
- * watcher.  The writes (notify: pipe write, wake-up,
+ * own pipes and queue, so a write wakes exactly one watcher, and the
+ * readers' repetitions interleave.  The writes (notify: pipe write, wake-up,
  * ready list) and the collection are timed with ktime_get_ns(); draining
  * the pipes afterwards is not timed, for any reader.
  *
@@ -47,8 +47,8 @@
 #include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 
-#define BENCH_REPS	21
-#define BENCH_EVENTS	4096
+#define BENCH_REPS	51
+#define BENCH_EVENTS	1024
 #define BENCH_MAX_K	128
 #define BENCH_RING	(BENCH_MAX_K + 1)
 #define BENCH_MAX_T	1024
@@ -288,31 +288,44 @@ static void bench_pipes_rep(struct bench *b, struct bench_pipes *p,
 	}
 }
 
-static void bench_pipes_one(struct bench *b, struct bench_pipes *p,
-			    unsigned int k)
+/*
+ * K ready per round, every reader: the repetitions interleave the
+ * readers (one repetition of each in turn), so a disturbance of the
+ * machine (another process, the host) falls on all of them alike.
+ */
+static void bench_pipes_k(struct kunit *test, struct bench *bs,
+			  struct bench_pipes *ps, unsigned int k)
 {
 	unsigned int rounds = max_t(unsigned int, BENCH_EVENTS / k, 16);
-	unsigned int i, next = 0;
-	struct bench_fig f;
+	unsigned int i, r, next[R_NR] = {};
 	u64 nt, co, events = (u64)rounds * k;
+	struct bench_fig *f;
 
-	bench_pipes_rep(b, p, k, rounds / 4 + 1, &next, &nt, &co); /* warm-up */
+	f = kunit_kcalloc(test, R_NR, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	for (r = 0; r < R_NR; r++)	/* warm-up */
+		bench_pipes_rep(&bs[r], &ps[r], k, rounds / 4 + 1, &next[r],
+				&nt, &co);
 	for (i = 0; i < BENCH_REPS; i++) {
-		bench_pipes_rep(b, p, k, rounds, &next, &nt, &co);
-		f.notify[i] = div64_u64(nt * 10, events);
-		f.collect[i] = div64_u64(co * 10, events);
-		f.total[i] = div64_u64((nt + co) * 10, events);
+		for (r = 0; r < R_NR; r++) {
+			bench_pipes_rep(&bs[r], &ps[r], k, rounds, &next[r],
+					&nt, &co);
+			f[r].notify[i] = div64_u64(nt * 10, events);
+			f[r].collect[i] = div64_u64(co * 10, events);
+			f[r].total[i] = div64_u64((nt + co) * 10, events);
+		}
 	}
-	bench_report(b->test, "pipes", bench_reader_name[b->reader], p->n, k, &f);
+	for (r = 0; r < R_NR; r++)
+		bench_report(test, "pipes", bench_reader_name[r], ps[r].n, k,
+			     &f[r]);
+	kunit_kfree(test, f);
 }
 
-static struct bench *bench_new(struct kunit *test)
+static void bench_init(struct kunit *test, struct bench *b)
 {
-	struct bench *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	size_t len = PAGE_ALIGN(struct_size_t(struct kevent_ring, event, BENCH_RING));
 	unsigned long mem, ring;
 
-	KUNIT_ASSERT_NOT_NULL(test, b);
 	b->test = test;
 	mem = kt_user_mem(test, BENCH_MAX_T * sizeof(struct ukevent));
 	ring = kt_user_mem(test, len);
@@ -323,8 +336,6 @@ static struct bench *bench_new(struct kunit *test)
 	/* Fault the pages in: no reader pays for the first touch. */
 	KUNIT_ASSERT_EQ(test, 0UL, clear_user(b->mem, BENCH_MAX_T * sizeof(struct ukevent)));
 	KUNIT_ASSERT_EQ(test, 0UL, clear_user(b->ring, len));
-	bench_nofile();
-	return b;
 }
 
 static const unsigned int bench_n[] = { 10, 1000, 10000 };
@@ -336,29 +347,37 @@ static void bench_n_desc(const unsigned int *n, char *desc)
 }
 KUNIT_ARRAY_PARAM(bench_n, bench_n, bench_n_desc);
 
-/* N pipes, each reader in turn, each K (K above N: K = N, all ready). */
+/*
+ * N pipes per reader, each K (K above N: K = N, all ready).  Each reader
+ * has pipes of its own, allocated just before its queue's watches, so
+ * all have the same memory layout and a write wakes one watcher.
+ */
 static void bench_pipes(struct kunit *test)
 {
 	const unsigned int n = *(const unsigned int *)test->param_value;
-	struct bench *b = bench_new(test);
-	struct bench_pipes p;
-	unsigned int i, k;
+	struct bench_pipes *ps;
+	struct bench *bs;
+	unsigned int i, k, r;
 
-	/*
-	 * Each reader on pipes of its own, allocated just before its queue:
-	 * the same memory layout for all, none inheriting another's frees.
-	 */
-	for (b->reader = 0; b->reader < R_NR; b->reader++) {
-		bench_pipes_create(test, &p, n);
-		bench_watch(b, &p);
-		for (i = 0; i < ARRAY_SIZE(bench_k); i++) {
-			k = min(bench_k[i], n);
-			if (i && k == min(bench_k[i - 1], n))
-				continue;
-			bench_pipes_one(b, &p, k);
-		}
-		bench_close_fd(b->qfd);
-		bench_pipes_free(&p);
+	bs = kunit_kcalloc(test, R_NR, sizeof(*bs), GFP_KERNEL);
+	ps = kunit_kcalloc(test, R_NR, sizeof(*ps), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, bs && ps);
+	bench_nofile();
+	for (r = 0; r < R_NR; r++) {
+		bench_init(test, &bs[r]);
+		bs[r].reader = r;
+		bench_pipes_create(test, &ps[r], n);
+		bench_watch(&bs[r], &ps[r]);
+	}
+	for (i = 0; i < ARRAY_SIZE(bench_k); i++) {
+		k = min(bench_k[i], n);
+		if (i && k == min(bench_k[i - 1], n))
+			continue;
+		bench_pipes_k(test, bs, ps, k);
+	}
+	for (r = 0; r < R_NR; r++) {
+		bench_close_fd(bs[r].qfd);
+		bench_pipes_free(&ps[r]);
 	}
 }
 
@@ -473,7 +492,11 @@ static void bench_timers_timerfd(struct bench *b, unsigned int t)
 static void bench_timers(struct kunit *test)
 {
 	const unsigned int t = *(const unsigned int *)test->param_value;
-	struct bench *b = bench_new(test);
+	struct bench *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	bench_init(test, b);
+	bench_nofile();
 
 	bench_timers_kevent(b, t);
 	bench_timers_timerfd(b, t);
