@@ -687,8 +687,8 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 			    unsigned int max_nr, u64 timeout,
 			    struct ukevent __user *buf, bool nonblock)
 {
-	ktime_t deadline = kevent_deadline(timeout);
 	bool wait = timeout && !nonblock;
+	ktime_t deadline = wait ? kevent_deadline(timeout) : 0;
 	unsigned int num, limit;
 	long ret;
 	int err;
@@ -827,35 +827,37 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 		      bool nonblock)
 {
-	ktime_t deadline = kevent_deadline(timeout);
 	bool wait = timeout && !nonblock;
-	long ret = 0;
+	ktime_t deadline = wait ? kevent_deadline(timeout) : 0;
+	bool first = true;
+	long ret;
 	int err;
 
 	if (!num)
 		return -EINVAL;
-	if (kevent_collect_lock(&u->ring_lock))
-		return -EINTR;
-	if (!u->pring || num >= u->ring_size)
-		ret = -EINVAL;
-	mutex_unlock(&u->ring_lock);
-	if (ret)
-		return ret;
-
 	for (;;) {
-		err = wait ? kevent_wait_ready(u, 1, timeout, deadline) : 0;
+		/*
+		 * The first round fills without waiting: with kevents ready
+		 * that is what a wait would do, and the ring's checks take
+		 * the same lock as the fill.
+		 */
+		err = wait && !first ? kevent_wait_ready(u, 1, timeout, deadline) : 0;
 		if (err == -EINTR)
 			return err;
 
 		if (kevent_collect_lock(&u->ring_lock))
 			return -EINTR;
-		ret = kevent_ring_fill(u, num);
+		if (!u->pring || num >= u->ring_size)
+			ret = -EINVAL;
+		else
+			ret = kevent_ring_fill(u, num);
 		mutex_unlock(&u->ring_lock);
 
 		if (ret || !wait || err)
 			return ret;
 		if (signal_pending(current))
 			return -EINTR;
+		first = false;
 	}
 }
 
