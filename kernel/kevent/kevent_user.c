@@ -15,15 +15,18 @@
  * kevent_ring_init() registers a user ring that kevent_wait() fills.
  *
  * Delivery works in batches of at most KEVENT_DELIVER_BATCH kevents.
- * Under ctl_mutex it takes each kevent off the ready list with a
- * reference, lets its storage bring it up to date (->deliver: a timer's
+ * Under ctl_mutex it takes the kevents off the ready list with a
+ * reference (the whole batch under one acquisition of the ready lock),
+ * lets each one's storage bring it up to date (->deliver: a timer's
  * missed periods, a file's re-check; a kevent found not ready is dropped
  * there), and snapshots its ukevent under its ulock (clearing the results
  * of ET kevents and the result data of all).  Then it copies the
- * snapshots with ctl_mutex dropped (kevent_get_events()) or under
- * ring_lock (kevent_wait(), which also writes ring_kidx).  A snapshot that
- * could not be copied goes back: its results are restored and its kevent
- * returns to the head of the ready list, so no event is lost to a fault.
+ * snapshots with ctl_mutex dropped, in one copy_to_user()
+ * (kevent_get_events()), or under ring_lock in at most two, up to the
+ * ring's end and after the wrap (kevent_wait(), which then writes
+ * ring_kidx).  A snapshot that could not be copied goes back: its
+ * results are restored and its kevent returns to the head of the ready
+ * list, so no event is lost to a fault.
  * A delivered ONESHOT or broken kevent is then removed: neither can be
  * reported again.
  *
