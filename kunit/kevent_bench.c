@@ -401,10 +401,12 @@ static void bench_timers_kevent(struct bench *b, unsigned int t)
 	struct kunit *test = b->test;
 	struct ukevent uk[BENCH_CTL];
 	unsigned int i, j, n;
-	struct bench_fig f;
+	struct bench_fig *f;
 	u64 t0, ns;
 	long got;
 
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);	/* 1.2 KiB */
+	KUNIT_ASSERT_NOT_NULL(test, f);
 	b->qfd = kevent_user_getfd(0);
 	KUNIT_ASSERT_GE(test, b->qfd, 0);
 	for (i = 0; i < t; i += n) {
@@ -427,10 +429,9 @@ static void bench_timers_kevent(struct bench *b, unsigned int t)
 		ns = ktime_get_ns() - t0;
 		KUNIT_ASSERT_EQ(test, got, (long)t);
 		if (i)	/* the first is the warm-up */
-			f.total[i - 1] = f.collect[i - 1] = div64_u64(ns * 10, t);
-		memset(f.notify, 0, sizeof(f.notify));
+			f->total[i - 1] = f->collect[i - 1] = div64_u64(ns * 10, t);
 	}
-	bench_report(test, "timers", "kevent_get_events", t, t, &f);
+	bench_report(test, "timers", "kevent_get_events", t, t, f);
 	bench_close_fd(b->qfd);
 }
 
@@ -444,14 +445,15 @@ static void bench_timers_timerfd(struct bench *b, unsigned int t)
 	struct epoll_event __user *evs = b->mem;
 	void __user *its_u = b->ring;	/* scratch */
 	u64 __user *cnt = (u64 __user *)b->ring + 8;
-	struct bench_fig f;
+	struct bench_fig *f;
 	unsigned int i, j;
 	int *tfd;
 	u64 t0, ns;
 	long got;
 
 	tfd = kunit_kcalloc(test, t, sizeof(*tfd), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, tfd);
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, tfd && f);
 	b->qfd = sys_epoll_create1(0);
 	KUNIT_ASSERT_GE(test, b->qfd, 0);
 	bench_copy_out(test, its_u, &its, sizeof(its));
@@ -479,10 +481,9 @@ static void bench_timers_timerfd(struct bench *b, unsigned int t)
 		KUNIT_ASSERT_EQ(test, got, (long)t);
 		KUNIT_ASSERT_EQ(test, j, t);
 		if (i)
-			f.total[i - 1] = f.collect[i - 1] = div64_u64(ns * 10, t);
-		memset(f.notify, 0, sizeof(f.notify));
+			f->total[i - 1] = f->collect[i - 1] = div64_u64(ns * 10, t);
 	}
-	bench_report(test, "timers", "timerfd_epoll_read", t, t, &f);
+	bench_report(test, "timers", "timerfd_epoll_read", t, t, f);
 	for (i = 0; i < t; i++)
 		close_fd(tfd[i]);
 	bench_close_fd(b->qfd);
