@@ -30,9 +30,13 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
                     and 'SMP:' lines)
   --shell           boot the kevent UML to a shell on this terminal instead
                     (builds first if needed; 'poweroff' ends it)
-  --bench           run the benchmark instead of the tests (kevent against
-                    epoll, poll and timerfd; the build without coverage);
-                    tables and plots go to .work/results/bench/
+  --bench [WHICH]   run the benchmark instead of the tests (the build
+                    without coverage): 'kernel' the in-kernel suite
+                    bench_kevent (kevent against epoll and timerfd, ns per
+                    event, about 2 minutes), 'user' the user-space
+                    kevent-bench (against epoll, poll and timerfd, about 11
+                    minutes), 'all' (default) both, kernel first; tables
+                    and plots go to .work/results/bench/
   --fuzz [SEEDS]    fuzz kevent instead of the tests: kevent-fuzz in the
                     debug UML, one boot per seed (comma-separated; 'time'
                     is the clock; default 1); a finding is reduced and
@@ -61,6 +65,7 @@ lint=1
 shell=0
 guards=0
 bench=0
+bench_which=all
 fuzz=
 smp=0
 nocov=0
@@ -75,7 +80,10 @@ while [ $# -gt 0 ]; do
 	--debug) debug=1 ;;
 	--shell) shell=1 ;;
 	--prove-guards) guards=1 ;;
-	--bench) bench=1 ;;
+	--bench)
+		bench=1
+		case ${2:-} in kernel|user|all) bench_which=$2; shift ;; esac ;;
+	--bench=*) bench=1; bench_which=${1#*=} ;;
 	--fuzz)
 		fuzz=1
 		case ${2:-} in [0-9]*|time*) fuzz=$2; shift ;; esac ;;
@@ -157,8 +165,16 @@ if [ $guards = 1 ]; then
 	exec "$REPO/scripts/prove_guards.sh"
 fi
 if [ $bench = 1 ]; then
+	case $bench_which in
+	kernel|all)
+		stage "in-kernel benchmark (about 2 minutes)"
+		"$REPO/scripts/run_bench_kernel.sh" || exit 1 ;;
+	user) ;;
+	*) die "--bench takes kernel, user or all, not '$bench_which'" ;;
+	esac
+	[ "$bench_which" = kernel ] && exit 0
 	"$REPO/scripts/build_userland.sh" || exit 1
-	stage "benchmark (about 11 minutes)"
+	stage "user-space benchmark (about 11 minutes)"
 	exec "$REPO/scripts/run_bench.sh"
 fi
 if [ -n "$fuzz" ]; then

@@ -116,8 +116,9 @@ BZIMAGE=$SMP_BUILD/arch/x86/boot/bzImage
 QEMU_CONFIG=$REPO/configs/qemu_x86_64_smp.py
 
 # The kunitconfig fragments of the SMP kernel, as kunit_tool arguments:
-# base.config without its UML-only lines and debug.config (copies in the
-# build dir), x86_64.config and, with KCSAN=1, x86_64-kcsan.config.
+# base.config without its UML-only lines (hostfs, the null channel, the
+# benchmark, which calls sys_* functions that x86_64 only has behind its
+# syscall wrappers) and debug.config (copies in the build dir), x86_64.config and, with KCSAN=1, x86_64-kcsan.config.
 # kunit_tool refuses two values for one option, so KCSAN's copy of
 # debug.config is the one without KASAN (KCSAN excludes it).
 smp_kunitconfig_args() {
@@ -125,7 +126,7 @@ smp_kunitconfig_args() {
 	local drop='^$'
 
 	mkdir -p "$SMP_BUILD"
-	grep -Ev '^CONFIG_(HOSTFS|NULL_CHAN)=' "$REPO/configs/base.config" > "$base"
+	grep -Ev '^CONFIG_(HOSTFS|NULL_CHAN|KEVENT_BENCH)=' "$REPO/configs/base.config" > "$base"
 	[ "${KCSAN:-0}" = 1 ] && drop='^CONFIG_KASAN(_[A-Z_]*)?='
 	grep -Ev "$drop" "$REPO/configs/debug.config" > "$debug"
 	printf '%s\n' --kunitconfig "$base" --kunitconfig "$debug" \

@@ -159,6 +159,13 @@ bool kevent_take_recheck(struct kevent *k)
 	unsigned long flags;
 	bool recheck;
 
+	/*
+	 * Most deliveries have nothing to re-check.  A notification that sets
+	 * the flag after this read also queues the kevent again, so the
+	 * re-check comes with that delivery.
+	 */
+	if (!READ_ONCE(k->recheck))
+		return false;
 	spin_lock_irqsave(&k->ulock, flags);
 	recheck = k->recheck;
 	k->recheck = false;
@@ -350,7 +357,14 @@ bool kevent_ready_add(struct kevent *k, bool head)
 		added = true;
 	}
 	spin_unlock_irqrestore(&u->ready_lock, flags);
-	if (added)
+	/*
+	 * Only when someone waits: wake_up() takes the wait-queue lock even
+	 * for an empty queue, and a collector that does not sleep (a busy
+	 * queue) finds the kevent anyway.  The barrier of wq_has_sleeper()
+	 * pairs with the one of prepare_to_wait() in the waiter, which then
+	 * reads ready_num: either it sees this kevent or we see the waiter.
+	 */
+	if (added && wq_has_sleeper(&u->wait))
 		wake_up(&u->wait);
 	return added;
 }
@@ -369,24 +383,32 @@ static void __kevent_ready_del(struct kevent *k)
 }
 
 /**
- * kevent_ready_take() - take the first ready kevent
+ * kevent_ready_take() - take the first ready kevents
  * @u: the queue
+ * @ks: where to put them
+ * @max: at most this many
  *
- * Return: the kevent with a reference the caller drops, or NULL.
+ * One acquisition of the ready lock for the whole batch.  Called in
+ * process context (interrupts on).
+ *
+ * Return: how many were taken, each with a reference the caller drops.
  */
-struct kevent *kevent_ready_take(struct kevent_user *u)
+unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
+			       unsigned int max)
 {
+	unsigned int n = 0;
 	struct kevent *k;
-	unsigned long flags;
 
-	spin_lock_irqsave(&u->ready_lock, flags);
-	k = list_first_entry_or_null(&u->ready_list, struct kevent, ready_entry);
-	if (k) {
+	spin_lock_irq(&u->ready_lock);
+	while (n < max &&
+	       (k = list_first_entry_or_null(&u->ready_list, struct kevent,
+					     ready_entry))) {
 		__kevent_ready_del(k);
 		refcount_inc(&k->refcnt);
+		ks[n++] = k;
 	}
-	spin_unlock_irqrestore(&u->ready_lock, flags);
-	return k;
+	spin_unlock_irq(&u->ready_lock);
+	return n;
 }
 
 /**

@@ -69,7 +69,8 @@ int kevent_modify(struct kevent *k, u32 event, u32 req_flags);
 
 /* The ready list (kevent.c): the only code that changes its membership. */
 bool kevent_ready_add(struct kevent *k, bool head);
-struct kevent *kevent_ready_take(struct kevent_user *u);
+unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
+			       unsigned int max);
 void kevent_ready_kill(struct kevent *k);
 
 /**

@@ -15,15 +15,18 @@
  * kevent_ring_init() registers a user ring that kevent_wait() fills.
  *
  * Delivery works in batches of at most KEVENT_DELIVER_BATCH kevents.
- * Under ctl_mutex it takes each kevent off the ready list with a
- * reference, lets its storage bring it up to date (->deliver: a timer's
+ * Under ctl_mutex it takes the kevents off the ready list with a
+ * reference (the whole batch under one acquisition of the ready lock),
+ * lets each one's storage bring it up to date (->deliver: a timer's
  * missed periods, a file's re-check; a kevent found not ready is dropped
  * there), and snapshots its ukevent under its ulock (clearing the results
  * of ET kevents and the result data of all).  Then it copies the
- * snapshots with ctl_mutex dropped (kevent_get_events()) or under
- * ring_lock (kevent_wait(), which also writes ring_kidx).  A snapshot that
- * could not be copied goes back: its results are restored and its kevent
- * returns to the head of the ready list, so no event is lost to a fault.
+ * snapshots with ctl_mutex dropped, in one copy_to_user()
+ * (kevent_get_events()), or under ring_lock in at most two, up to the
+ * ring's end and after the wrap (kevent_wait(), which then writes
+ * ring_kidx).  A snapshot that could not be copied goes back: its
+ * results are restored and its kevent returns to the head of the ready
+ * list, so no event is lost to a fault.
  * A delivered ONESHOT or broken kevent is then removed: neither can be
  * reported again.
  *
@@ -488,7 +491,7 @@ static int kevent_batch_take(struct kevent_user *u, struct kevent_batch *b,
 {
 	/* Kevents found not ready by ->deliver: at most this many per batch. */
 	unsigned int tries = 2 * KEVENT_DELIVER_BATCH;
-	unsigned long flags;
+	unsigned int i, got, base;
 	struct kevent *k;
 	bool empty;
 	int ret;
@@ -498,31 +501,41 @@ static int kevent_batch_take(struct kevent_user *u, struct kevent_batch *b,
 	ret = kevent_collect_lock(&u->ctl_mutex);
 	if (ret)
 		return ret;
-	while (b->n < max && tries-- && (k = kevent_ready_take(u))) {
-		if (kevent_deliver(k) <= 0) {
-			kevent_put(k);
-			continue;
+	/* The ready lock once per pass; the kevents land in b->k[b->n...]. */
+	while (b->n < max && tries &&
+	       (got = kevent_ready_take(u, b->k + b->n,
+					min(max - b->n, tries))) > 0) {
+		tries -= got;
+		/* Kept ones move down to b->n, which never passes base + i. */
+		base = b->n;
+		for (i = 0; i < got; i++) {
+			k = b->k[base + i];
+			if (kevent_deliver(k) <= 0) {
+				kevent_put(k);
+				continue;
+			}
+			spin_lock_irq(&k->ulock);
+			/*
+			 * Nothing to report: a notification queued it again
+			 * after a delivery that took its results (between the
+			 * take and the snapshot of that delivery).
+			 */
+			empty = !(k->event.ret_flags &
+				  (KEVENT_RET_DONE | KEVENT_RET_BROKEN));
+			if (!empty) {
+				b->uk[b->n] = k->event;
+				b->gen[b->n] = k->gen;
+				if (k->event.req_flags & KEVENT_REQ_ET)
+					k->event.ret_flags = 0;
+				k->event.ret_data[0] = 0;
+				k->event.ret_data[1] = 0;
+			}
+			spin_unlock_irq(&k->ulock);
+			if (empty)
+				kevent_put(k);
+			else
+				b->k[b->n++] = k;
 		}
-		spin_lock_irqsave(&k->ulock, flags);
-		/*
-		 * Nothing to report: a notification queued it again after a
-		 * delivery that took its results (between the take and the
-		 * snapshot of that delivery).
-		 */
-		empty = !(k->event.ret_flags & (KEVENT_RET_DONE | KEVENT_RET_BROKEN));
-		if (!empty) {
-			b->uk[b->n] = k->event;
-			b->gen[b->n] = k->gen;
-			if (k->event.req_flags & KEVENT_REQ_ET)
-				k->event.ret_flags = 0;
-			k->event.ret_data[0] = 0;
-			k->event.ret_data[1] = 0;
-		}
-		spin_unlock_irqrestore(&k->ulock, flags);
-		if (empty)
-			kevent_put(k);
-		else
-			b->k[b->n++] = k;
 	}
 	mutex_unlock(&u->ctl_mutex);
 	return b->n;
@@ -677,8 +690,8 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 			    unsigned int max_nr, u64 timeout,
 			    struct ukevent __user *buf, bool nonblock)
 {
-	ktime_t deadline = kevent_deadline(timeout);
 	bool wait = timeout && !nonblock;
+	ktime_t deadline = wait ? kevent_deadline(timeout) : 0;
 	unsigned int num, limit;
 	long ret;
 	int err;
@@ -760,18 +773,28 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 
 	lockdep_assert_held(&u->ring_lock);
 	while (done < num) {
-		unsigned int i, kidx = u->kidx;
+		unsigned int i, run, kidx = u->kidx;
 		int n = kevent_batch_take(u, &b, num - done);
 
 		if (n < 0 && !done)
 			return n;
 		if (n <= 0)
 			break;
-		for (i = 0; i < n; i++) {
-			if (copy_to_user(&ring->event[kidx], &b.uk[i],
-					 sizeof(b.uk[i])))
+		/* One copy up to the ring's end, one after the wrap. */
+		for (i = 0; i < n; i += run) {
+			unsigned long left;
+
+			run = min_t(unsigned int, n - i, u->ring_size - kidx);
+			left = copy_to_user(&ring->event[kidx], &b.uk[i],
+					    run * sizeof(b.uk[0]));
+			if (left) {
+				run -= DIV_ROUND_UP(left, sizeof(b.uk[0]));
+				i += run;
+				kidx += run;
 				break;
-			if (++kidx >= u->ring_size)
+			}
+			kidx += run;
+			if (kidx >= u->ring_size)
 				kidx = 0;
 		}
 		if (i && put_user(kidx, &ring->ring_kidx))
@@ -807,35 +830,37 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 		      bool nonblock)
 {
-	ktime_t deadline = kevent_deadline(timeout);
 	bool wait = timeout && !nonblock;
-	long ret = 0;
+	ktime_t deadline = wait ? kevent_deadline(timeout) : 0;
+	bool first = true;
+	long ret;
 	int err;
 
 	if (!num)
 		return -EINVAL;
-	if (kevent_collect_lock(&u->ring_lock))
-		return -EINTR;
-	if (!u->pring || num >= u->ring_size)
-		ret = -EINVAL;
-	mutex_unlock(&u->ring_lock);
-	if (ret)
-		return ret;
-
 	for (;;) {
-		err = wait ? kevent_wait_ready(u, 1, timeout, deadline) : 0;
+		/*
+		 * The first round fills without waiting: with kevents ready
+		 * that is what a wait would do, and the ring's checks take
+		 * the same lock as the fill.
+		 */
+		err = wait && !first ? kevent_wait_ready(u, 1, timeout, deadline) : 0;
 		if (err == -EINTR)
 			return err;
 
 		if (kevent_collect_lock(&u->ring_lock))
 			return -EINTR;
-		ret = kevent_ring_fill(u, num);
+		if (!u->pring || num >= u->ring_size)
+			ret = -EINVAL;
+		else
+			ret = kevent_ring_fill(u, num);
 		mutex_unlock(&u->ring_lock);
 
 		if (ret || !wait || err)
 			return ret;
 		if (signal_pending(current))
 			return -EINTR;
+		first = false;
 	}
 }
 
