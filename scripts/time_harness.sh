@@ -50,6 +50,7 @@ measure() {	# name what command...
 
 export KEVENT_WORK=$dir
 measure cold "./run_tests.sh, fresh work directory" "$REPO/run_tests.sh"
+mkdir -p "$dir/anchor"
 measure anchor "kunit.py build --arch um (kunit_tool's defaults)" \
 	python3 "$dir/linux/tools/testing/kunit/kunit.py" build --arch um \
 	--build_dir "$dir/anchor" --jobs "$JOBS"
