@@ -168,7 +168,7 @@ bool kevent_take_recheck(struct kevent *k)
 		return false;
 	spin_lock_irqsave(&k->ulock, flags);
 	recheck = k->recheck;
-	k->recheck = false;
+	WRITE_ONCE(k->recheck, false);
 	spin_unlock_irqrestore(&k->ulock, flags);
 	return recheck;
 }
@@ -248,7 +248,7 @@ int kevent_init(struct kevent *k)
 	k->on_ready = false;
 	k->dead = false;
 	k->in_tree = false;
-	k->recheck = false;
+	WRITE_ONCE(k->recheck, false);
 	k->gen = 0;
 	k->st = NULL;
 	k->priv = NULL;
@@ -361,8 +361,11 @@ bool kevent_ready_add(struct kevent *k, bool head)
 	 * Only when someone waits: wake_up() takes the wait-queue lock even
 	 * for an empty queue, and a collector that does not sleep (a busy
 	 * queue) finds the kevent anyway.  The barrier of wq_has_sleeper()
-	 * pairs with the one of prepare_to_wait() in the waiter, which then
-	 * reads ready_num: either it sees this kevent or we see the waiter.
+	 * pairs with the one after adding the waiter and before it reads
+	 * ready_num: prepare_to_wait_event()'s in kevent_wait_ready(), the
+	 * smp_mb() after poll_wait() in kevent_user_poll() (poll, select,
+	 * epoll, a POLL kevent watching this queue).  Either the waiter sees
+	 * this kevent or we see the waiter.
 	 */
 	if (added && wq_has_sleeper(&u->wait))
 		wake_up(&u->wait);
@@ -399,6 +402,7 @@ unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
 	unsigned int n = 0;
 	struct kevent *k;
 
+	lockdep_assert_irqs_enabled();
 	spin_lock_irq(&u->ready_lock);
 	while (n < max &&
 	       (k = list_first_entry_or_null(&u->ready_list, struct kevent,
@@ -460,7 +464,7 @@ static bool kevent_judge(struct kevent *k, int ret, bool *leave)
 	lockdep_assert_held(&k->ulock);
 	*leave = false;
 	if (ret == KEVENT_RECHECK) {
-		k->recheck = true;
+		WRITE_ONCE(k->recheck, true);
 		return true;
 	}
 	if (ret > 0)
@@ -470,7 +474,7 @@ static bool kevent_judge(struct kevent *k, int ret, bool *leave)
 	if (!(*rf & (KEVENT_RET_BROKEN | KEVENT_RET_DONE)))
 		return false;
 	/* A verdict: a re-check asked for before is answered. */
-	k->recheck = false;
+	WRITE_ONCE(k->recheck, false);
 	*leave = (k->event.req_flags & KEVENT_REQ_ONESHOT) ||
 		 (*rf & KEVENT_RET_BROKEN);
 	return true;
@@ -643,7 +647,7 @@ int kevent_modify(struct kevent *k, u32 event, u32 req_flags)
 	k->event.ret_flags = 0;
 	k->event.ret_data[0] = 0;
 	k->event.ret_data[1] = 0;
-	k->recheck = false;
+	WRITE_ONCE(k->recheck, false);
 	k->gen++;
 	spin_unlock(&k->ulock);
 	kevent_ready_del(k);
@@ -695,7 +699,7 @@ void kevent_storage_fini(struct kevent_storage *st, int err)
 		k->event.ret_flags |= KEVENT_RET_BROKEN | KEVENT_RET_DONE;
 		if (err)
 			k->event.ret_data[1] = err;
-		k->recheck = false;
+		WRITE_ONCE(k->recheck, false);
 		spin_unlock(&k->ulock);
 		kevent_storage_detach(st, k);
 		kevent_ready_add(k, false);

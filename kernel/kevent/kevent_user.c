@@ -868,7 +868,16 @@ static __poll_t kevent_user_poll(struct file *file, struct poll_table_struct *wa
 {
 	struct kevent_user *u = file->private_data;
 
-	poll_wait(file, &u->wait, wait);
+	if (!poll_does_not_wait(wait)) {
+		poll_wait(file, &u->wait, wait);
+		/*
+		 * Pairs with wq_has_sleeper() in kevent_ready_add(): the entry
+		 * is in the queue before ready_num is read, so either this
+		 * reads the new count or the notifier sees the entry and wakes
+		 * it (as sock_poll_wait() does for sockets).
+		 */
+		smp_mb();
+	}
 	return kevent_user_ready_num(u) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
