@@ -54,7 +54,10 @@ fi
 mkdir -p "$LINT_BUILD"
 # The test build's .config needs no olddefconfig; a copy of it, none either.
 cmp -s "$BUILD/.config" "$LINT_BUILD/.config" || cp "$BUILD/.config" "$LINT_BUILD/.config"
-if ! out=$(make -s -C "$TREE" ARCH=um O="$LINT_BUILD" -j"$JOBS" W=1 kernel/kevent/ 2>&1); then
+# -Werror: an object that warned is not written, so the next run compiles
+# it (and reports it) again even when its source did not change.
+if ! out=$(make -s -C "$TREE" ARCH=um O="$LINT_BUILD" -j"$JOBS" W=1 KCFLAGS=-Werror \
+	   kernel/kevent/ 2>&1); then
 	finding "W=1 build of kernel/kevent/ failed"
 	printf '%s\n' "$out" >&2
 elif printf '%s\n' "$out" | grep -q 'warning:'; then
@@ -82,9 +85,11 @@ if [ ${#changed[@]} -gt 0 ]; then
 fi
 
 # 4. The uapi header as user space sees it.
-make -s -C "$TREE" ARCH=x86 O="$HEADERS" headers_install >/dev/null ||
+# Its own copy: build_userland.sh installs into $HEADERS while lint runs.
+headers=$LINT_BUILD-headers
+make -s -C "$TREE" ARCH=x86 O="$headers" headers_install >/dev/null ||
 	finding "make headers_install failed"
-if ! gcc -std=c11 -Wall -Werror -isystem "$HEADERS/usr/include" \
+if ! gcc -std=c11 -Wall -Werror -isystem "$headers/usr/include" \
 	-o "$LINT_BUILD/uapi_check" "$REPO/userland/uapi_check.c"; then
 	finding "uapi check: installed <linux/ukevent.h> does not match the ABI of kernel/Documentation/userspace-api/kevent.rst"
 fi
