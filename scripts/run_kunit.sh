@@ -15,6 +15,8 @@ rc=${PIPESTATUS[0]}
 set -e
 cp "$BUILD/test.log" "$RESULTS/kunit-console.log" 2>/dev/null || true
 if [ "$rc" != 0 ]; then
+	# A test that failed with a kernel report is a report.
+	check_console "$REPO/scripts/check_log.sh" "$RESULTS/kunit-console.log" KUnit kunit
 	layer_status kunit failed
 	die "KUnit tests failed (kernel log: $RESULTS/kunit-console.log)"
 fi
