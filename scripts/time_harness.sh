@@ -5,9 +5,9 @@
 #           (its own build dir), in the prepared tree
 #   cold    ./run_tests.sh in a fresh work directory: tree copy, build,
 #           lint, both layers, coverage (the packages are installed)
+#   again   ./run_tests.sh once more with no edit (what a re-run costs)
 #   edit    a one-line edit of kernel/kevent/kevent.c, then ./run_tests.sh
 #           again in that directory (a warm run: the verdict of an edit)
-#   again   ./run_tests.sh once more with no edit (what a re-run costs)
 #   debug   ./run_tests.sh --debug in that directory, its build cold
 # Prints a Markdown table of seconds, ratio to the anchor and the stage
 # times run_tests.sh printed, and writes it to DIR/timing.md.
@@ -54,10 +54,10 @@ mkdir -p "$dir/anchor"
 measure anchor "kunit.py build --arch um (kunit_tool's defaults)" \
 	python3 "$dir/linux/tools/testing/kunit/kunit.py" build --arch um \
 	--build_dir "$dir/anchor" --jobs "$JOBS"
+measure again "./run_tests.sh, nothing changed since" "$REPO/run_tests.sh"
 printf '/* time_harness.sh: a one-line edit */\n' >> "$edited"
 measure edit "one-line edit of kevent.c, ./run_tests.sh" "$REPO/run_tests.sh"
 cp "$saved" "$edited"
-measure again "./run_tests.sh, nothing changed since" "$REPO/run_tests.sh"
 measure debug "./run_tests.sh --debug, its build cold" "$REPO/run_tests.sh" --debug
 
 {
