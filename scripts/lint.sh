@@ -27,9 +27,15 @@ mapfile -t sources < <(cd "$REPO" && find kernel/kevent kernel/include kunit \
 # (its hash in $LINT_BUILD/clean/): a warm run lints what changed.
 clean=$LINT_BUILD/clean
 mkdir -p "$clean"
-tool=$(cat "$TREE/scripts/checkpatch.pl" "$TREE/scripts/spelling.txt" "$0" | sha256sum | cut -c1-16)
+tool=$(cat "$TREE/scripts/checkpatch.pl" "$TREE/scripts/spelling.txt" \
+	"$TREE/scripts/const_structs.checkpatch" "$0" | sha256sum | cut -c1-16)
+# A file's stamp: its path (checkpatch treats .h, .rst and uapi/ apart)
+# and its content.
+stamp_of() {	# file
+	printf '%s\n' "$1" | cat - "$REPO/$1" | sha256sum | cut -c1-32
+}
 for f in "${sources[@]}"; do
-	stamp=$clean/checkpatch-$tool-$(sha256sum < "$REPO/$f" | cut -c1-32)
+	stamp=$clean/checkpatch-$tool-$(stamp_of "$f")
 	[ -e "$stamp" ] && continue
 	if ! out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree --terse \
 		--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,ENOSYS -f "$REPO/$f" 2>&1); then
@@ -68,16 +74,16 @@ fi
 # 3. shellcheck on the harness.
 mapfile -t shells < <(cd "$REPO" && { ls run_tests.sh .ci/run 2>/dev/null || true; find scripts coverage userland -name '*.sh'; } | sort -u)
 # (sourced lib.sh counts: a script is checked again when it changes)
-lib=$(sha256sum < "$REPO/scripts/lib.sh" | cut -c1-16)
+lib=$({ shellcheck --version; cat "$REPO/scripts/lib.sh"; } | sha256sum | cut -c1-16)
 changed=()
 for f in "${shells[@]}"; do
-	stamp=$clean/shellcheck-$lib-$(sha256sum < "$REPO/$f" | cut -c1-32)
+	stamp=$clean/shellcheck-$lib-$(stamp_of "$f")
 	[ -e "$stamp" ] || changed+=("$f")
 done
 if [ ${#changed[@]} -gt 0 ]; then
 	if (cd "$REPO" && shellcheck -x "${changed[@]}"); then
 		for f in "${changed[@]}"; do
-			: > "$clean/shellcheck-$lib-$(sha256sum < "$REPO/$f" | cut -c1-32)"
+			: > "$clean/shellcheck-$lib-$(stamp_of "$f")"
 		done
 	else
 		finding "shellcheck"
