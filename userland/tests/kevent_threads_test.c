@@ -19,6 +19,8 @@ struct waiter {
 	int ret;
 	__u64 elapsed;
 	struct ukevent ev;
+	int tid;	/* set when the thread runs */
+	int done;	/* set when its call returned */
 };
 
 static void *wait_one(void *arg)
@@ -26,9 +28,43 @@ static void *wait_one(void *arg)
 	struct waiter *w = arg;
 	__u64 t0 = now_ns();
 
+	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
 	w->ret = kevent_get_events(w->fd, 1, 1, w->timeout, &w->ev, 0);
 	w->elapsed = now_ns() - t0;
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/*
+ * Wait (at most 5 s) until the waiter sleeps in its call, or has returned:
+ * a fixed head start is not enough on a loaded host, and a close() before
+ * the call gives -EBADF instead of the race these tests are about.
+ */
+static void until_sleeping(struct waiter *w)
+{
+	char path[64], buf[256], *p;
+	int i, fd, tid;
+	ssize_t n;
+
+	for (i = 0; i < 5000; i++, sleep_ns(MS)) {
+		if (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
+			return;
+		tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE);
+		if (!tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+	}
 }
 
 static void start(struct waiter *w, int n, int fd, __u64 timeout)
@@ -102,7 +138,7 @@ TEST(close_while_waiting_waiter_returns_at_timeout)
 
 	ASSERT_LE(0, q);
 	start(&w, 1, q, 50 * MS);
-	sleep_ns(5 * MS);
+	until_sleeping(&w);
 	ASSERT_EQ(0, close(q));
 	join(&w, 1);
 	EXPECT_EQ(0, w.ret);
@@ -118,7 +154,7 @@ TEST(close_while_waiting_waiter_gets_pending_event)
 	ASSERT_LE(0, q);
 	ASSERT_EQ(0, add_timer(q, 20 * MS, KEVENT_REQ_ONESHOT));
 	start(&w, 1, q, 1000 * MS);
-	sleep_ns(5 * MS);
+	until_sleeping(&w);
 	ASSERT_EQ(0, close(q));
 	join(&w, 1);
 	EXPECT_EQ(1, w.ret);
