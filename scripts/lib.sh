@@ -118,7 +118,8 @@ QEMU_CONFIG=$REPO/configs/qemu_x86_64_smp.py
 # The kunitconfig fragments of the SMP kernel, as kunit_tool arguments:
 # base.config without its UML-only lines (hostfs, the null channel, the
 # benchmark, which calls sys_* functions that x86_64 only has behind its
-# syscall wrappers) and debug.config (copies in the build dir), x86_64.config and, with KCSAN=1, x86_64-kcsan.config.
+# syscall wrappers) and debug.config (copies in the build dir),
+# x86_64.config and, with KCSAN=1, x86_64-kcsan.config.
 # kunit_tool refuses two values for one option, so KCSAN's copy of
 # debug.config is the one without KASAN (KCSAN excludes it).
 smp_kunitconfig_args() {

@@ -75,16 +75,14 @@ fi
 mapfile -t shells < <(cd "$REPO" && { ls run_tests.sh .ci/run 2>/dev/null || true; find scripts coverage userland -name '*.sh'; } | sort -u)
 # (sourced lib.sh counts: a script is checked again when it changes)
 lib=$({ shellcheck --version; cat "$REPO/scripts/lib.sh"; } | sha256sum | cut -c1-16)
-changed=()
+changed=() stamps=()
 for f in "${shells[@]}"; do
 	stamp=$clean/shellcheck-$lib-$(stamp_of "$f")
-	[ -e "$stamp" ] || changed+=("$f")
+	[ -e "$stamp" ] || { changed+=("$f"); stamps+=("$stamp"); }
 done
 if [ ${#changed[@]} -gt 0 ]; then
 	if (cd "$REPO" && shellcheck -x "${changed[@]}"); then
-		for f in "${changed[@]}"; do
-			: > "$clean/shellcheck-$lib-$(stamp_of "$f")"
-		done
+		touch "${stamps[@]}"
 	else
 		finding "shellcheck"
 	fi
