@@ -494,6 +494,54 @@ static void kevent_sys_ring_kidx_fault_keeps_events(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->u->kidx, 0U);
 }
 
+/*
+ * A ring whose entries fault part of the way through one run (the third
+ * slot straddles the end of the mapped page): the entries written whole
+ * are delivered and ring_kidx names the slot after them; the one cut in
+ * two and those after it stay ready, and come once the ring is writable.
+ */
+static void kevent_sys_ring_fault_mid_run_keeps_the_rest(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+	unsigned long two = kt_user_mem(test, 2 * PAGE_SIZE);
+	size_t slot = sizeof(struct ukevent);
+	struct kevent_ring __user *ring;
+	u32 kidx;
+	int i;
+
+	KUNIT_ASSERT_NE(test, two, 0UL);
+	/* Slots 0 and 1 end before the page does, slot 2 crosses it. */
+	ring = (struct kevent_ring __user *)(two + PAGE_SIZE - 2 * slot -
+					     slot / 2 -
+					     offsetof(struct kevent_ring, event));
+	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(s->fd, ring, 8), 0L);
+	KUNIT_ASSERT_EQ(test, vm_munmap(two + PAGE_SIZE, PAGE_SIZE), 0);
+	for (i = 0; i < 4; i++) {
+		KUNIT_ASSERT_EQ(test, kt_add(c, i, EV_A, KEVENT_REQ_ONESHOT), 0);
+		c->origin[i].ready = 1;
+		kevent_storage_ready(&c->origin[i].st, NULL, EV_A);
+	}
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 4, 0), 2L);
+	KUNIT_ASSERT_EQ(test, get_user(kidx, &ring->ring_kidx), 0);
+	KUNIT_EXPECT_EQ(test, kidx, 2U);
+	KUNIT_EXPECT_EQ(test, s->u->kidx, 2U);
+	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 2U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 2U);
+	/* Nothing more while the slot stays unwritable, and nothing lost. */
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 2, 0), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 2U);
+	KUNIT_ASSERT_EQ(test, vm_mmap(NULL, two + PAGE_SIZE, PAGE_SIZE,
+				      PROT_READ | PROT_WRITE,
+				      MAP_ANONYMOUS | MAP_PRIVATE | MAP_FIXED, 0),
+			two + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 2, 0), 2L);
+	KUNIT_ASSERT_EQ(test, get_user(kidx, &ring->ring_kidx), 0);
+	KUNIT_EXPECT_EQ(test, kidx, 4U);
+	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 0U);
+}
+
 static struct kunit_case kevent_syscalls_cases[] = {
 	KUNIT_CASE(kevent_sys_bad_fd_ebadf),
 	KUNIT_CASE(kevent_sys_not_a_queue_einval),
@@ -511,6 +559,7 @@ static struct kunit_case kevent_syscalls_cases[] = {
 	KUNIT_CASE(kevent_sys_ctl_stops_at_fatal_signal),
 	KUNIT_CASE(kevent_sys_mutex_waits_are_killable),
 	KUNIT_CASE(kevent_sys_ring_kidx_fault_keeps_events),
+	KUNIT_CASE(kevent_sys_ring_fault_mid_run_keeps_the_rest),
 	{}
 };
 
