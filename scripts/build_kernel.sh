@@ -3,10 +3,10 @@
 # fragments in configs/.  The binary is $BUILD/linux.  When nothing that
 # decides the configuration changed since kunit_tool last made and checked
 # it (the fragments, kernel/patches/, kevent's Kconfig, kunit_tool's UML
-# fragment, the tree's version: their hash in $BUILD/.kevent-config),
-# the build is only the `make` kunit_tool would run, without its
-# olddefconfig and compile_commands.json passes: about 15 s less for a
-# run after an edit.
+# fragment, the tree's version, the compiler's: their hash in
+# $BUILD/.kevent-config), the build is only the `make` kunit_tool would
+# run, without its olddefconfig and compile_commands.json passes: about
+# 15 s less for a run after an edit.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +19,7 @@ want=$({
 	for f in "${cfg[@]}"; do [ -f "$f" ] && cat "$f"; done
 	cat "$REPO"/kernel/patches/*.patch "$REPO/kernel/kevent/Kconfig" \
 		"$TREE/tools/testing/kunit/configs/arch_uml.config" "$TREE/Makefile"
+	"${CC:-gcc}" --version 2>&1 | head -n 1
 } | sha256sum)
 if [ -f "$BUILD/.config" ] && [ -x "$UML" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
 	say "build: configuration unchanged since kunit_tool made it: make only"
