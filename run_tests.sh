@@ -193,44 +193,50 @@ if [ $shell = 1 ]; then
 	stage "booting UML to a shell ('poweroff' ends it)"
 	exec "$REPO/scripts/shell.sh"
 fi
-# Lint reads the sources and writes only its own build dir: it runs beside
-# the test stages (niced, so the tests' timing bounds keep their CPU), and
-# its report comes after theirs.
-lint_log=$WORK/lint.log
-if [ $lint = 1 ]; then
-	stage "lint (beside the tests, report below)"
-	rm -f "$lint_log.done"
+# A stage beside the others: it starts now, its output goes to a log,
+# and join_stage prints that log and its time and verdict when it has
+# ended (in the order the joins come, so the report reads as a sequence).
+beside_pids=()
+beside() {	# name command...
+	local name=$1
+	shift
+	rm -f "$WORK/$name.log.done"
 	(
 		start=$SECONDS
 		rc=0
-		nice -n 19 "$REPO/scripts/lint.sh" >"$lint_log" 2>&1 || rc=$?
-		echo "$((SECONDS - start)) $rc" >"$lint_log.done"
+		"$@" >"$WORK/$name.log" 2>&1 || rc=$?
+		echo "$((SECONDS - start)) $rc" >"$WORK/$name.log.done"
 	) &
-	lint_pid=$!
-fi
+	beside_pids+=("$name:$!")
+}
+join_stage() {	# name
+	local name=$1 p secs='?' rc=1
+	for p in "${beside_pids[@]}"; do
+		[ "${p%%:*}" = "$name" ] && wait "${p#*:}"
+	done
+	stage "$name"
+	cat "$WORK/$name.log"
+	[ -f "$WORK/$name.log.done" ] && read -r secs rc <"$WORK/$name.log.done"
+	timings+=("$name ${secs}s")
+	[ "$rc" = 0 ] || failed+=("$name")
+}
 
+# Lint reads the sources and writes only its own build dir: it runs beside
+# the test stages (niced, so the tests' timing bounds keep their CPU).  The
+# KUnit boot and the user-space build and boots run side by side too: each
+# boot writes its own gcov data (lib.sh's gcov_boot).
+[ $lint = 1 ] && beside lint nice -n 19 "$REPO/scripts/lint.sh"
 rm -f "$RESULTS"/*.json "$RESULTS"/coverage-*.info
-[ "$COVERAGE" = 1 ] && "$REPO/coverage/capture.sh" reset
-run_stage kunit "$REPO/scripts/run_kunit.sh" "$filter"
+beside kunit "$REPO/scripts/run_kunit.sh" "$filter"
+beside userland userland
+join_stage kunit
+join_stage userland
 if [ "$COVERAGE" = 1 ]; then
 	"$REPO/coverage/capture.sh" kunit
-	"$REPO/coverage/capture.sh" reset
-fi
-run_stage userland userland
-if [ "$COVERAGE" = 1 ]; then
 	"$REPO/coverage/capture.sh" userland
 	run_stage coverage "$REPO/coverage/capture.sh" report kunit userland
 fi
-
-if [ $lint = 1 ]; then
-	stage lint
-	wait "$lint_pid"
-	cat "$lint_log"
-	secs='?' rc=1
-	[ -f "$lint_log.done" ] && read -r secs rc <"$lint_log.done"
-	timings+=("lint ${secs}s")
-	[ "$rc" = 0 ] || failed+=(lint)
-fi
+[ $lint = 1 ] && join_stage lint
 
 stage summary
 printf '  stage times: %s\n' "$(IFS=,; echo "${timings[*]}")"

@@ -1,8 +1,11 @@
 #!/bin/bash
-# Coverage of the kevent sources, per layer.
-#   coverage/capture.sh reset        delete the .gcda data of the build
-#   coverage/capture.sh LAYER        capture the data written since the last
-#                                    reset into $RESULTS/coverage-LAYER.info
+# Coverage of the kevent sources, per layer.  A boot writes its .gcda
+# files at power-off under the directory lib.sh's gcov_boot gave it (UML's
+# libgcov puts GCOV_PREFIX before the build path), one per layer and part,
+# so boots side by side keep their data apart.
+#   coverage/capture.sh reset [LAYER]  delete the data of LAYER (or all)
+#   coverage/capture.sh LAYER        capture the data of LAYER's boots into
+#                                    $RESULTS/coverage-LAYER.info
 #   coverage/capture.sh report L...  combine layers, write coverage/html/:
 #                                    index.html, all/, and one folder per layer
 set -eu
@@ -15,7 +18,7 @@ lcov_q() {
 
 case ${1:?usage: capture.sh reset|LAYER|report LAYERS...} in
 reset)
-	find "$BUILD" -name '*.gcda' -delete
+	rm -rf "$GCOV_DATA/${2:-}"
 	;;
 report)
 	# coverage/html/index.html: the front page; all/, kunit/, userland/:
@@ -42,14 +45,27 @@ report)
 *)
 	layer=$1
 	out=$RESULTS/coverage-$layer.info
-	find "$BUILD/kernel/kevent" -name '*.gcda' | grep -q . ||
+	kevent=${BUILD#/}/kernel/kevent
+	args=()
+	rm -f "$out".*
+	: >"$RESULTS/lcov-$layer.log"
+	for part in "$GCOV_DATA/$layer"/*/; do
+		data=$part$kevent
+		find "$data" -name '*.gcda' 2>/dev/null | grep -q . || continue
+		# lcov reads each .gcda beside its .gcno, which the build has.
+		(cd "$BUILD/kernel/kevent" && find . -name '*.gcno' -exec cp --parents {} "$data" \;)
+		n=${#args[@]}
+		lcov_q --capture --test-name "$layer" --directory "$data" \
+			-o "$out.$n" 2>>"$RESULTS/lcov-$layer.log" ||
+			die "lcov capture failed (see $RESULTS/lcov-$layer.log)"
+		args+=(-a "$out.$n")
+	done
+	[ ${#args[@]} -gt 0 ] ||
 		die "no .gcda files after the $layer run: was the kernel built with coverage and powered off cleanly?"
-	lcov_q --capture --test-name "$layer" --directory "$BUILD/kernel/kevent" \
-		-o "$out.raw" 2>"$RESULTS/lcov-$layer.log" ||
-		die "lcov capture failed (see $RESULTS/lcov-$layer.log)"
+	lcov_q "${args[@]}" -o "$out.raw"
 	# Keep the kevent sources, not the tests that drive them.
 	lcov_q --extract "$out.raw" '*/kernel/kevent/*' -o "$out.tmp"
 	lcov_q --remove "$out.tmp" '*/kernel/kevent/kunit/*' -o "$out"
-	rm -f "$out.raw" "$out.tmp"
+	rm -f "$out".[0-9]* "$out.raw" "$out.tmp"
 	;;
 esac

@@ -20,6 +20,7 @@
 #   BOOT_TIMEOUT=SECONDS  the same for boot_initramfs (below)
 #   USERLAND_ARGS=...     more kernel/init arguments for the user-space
 #                         boot (KEVENT_ONLY=PROGRAM, KEVENT_TEST=NAME)
+#   USERLAND_PARTS=N      the user-space boots side by side (default 2)
 #   SMP_TOLERANCE_SCALE=N timing bounds of the user tests on QEMU, x N
 #   KEVENT_QEMU_CPUS=N    the vCPUs check_smp_log.sh expects (default 4)
 #   FUZZ_OPS, FUZZ_TIME, FUZZ_REDUCE, FUZZ_REDUCE_BOOTS,
@@ -32,6 +33,7 @@ LINT_BUILD=$WORK/build-lint		# W=1 compile of the kevent files
 HEADERS=$WORK/headers			# make headers_install output
 USERLAND_OUT=$WORK/userland		# static programs and the initramfs
 RESULTS=$WORK/results			# KTAP, logs, JSON of the last run
+GCOV_DATA=$RESULTS/gcov			# the boots' .gcda files (gcov_boot)
 KUNIT_PY=$TREE/tools/testing/kunit/kunit.py
 JOBS=${JOBS:-$(nproc)}
 
@@ -100,6 +102,18 @@ boot_initramfs() {
 	else
 		"${cmd[@]}"
 	fi
+}
+
+# The next boots of this shell write their gcov data (a coverage build's
+# .gcda files, written by UML's libgcov at power-off under GCOV_PREFIX
+# followed by the build path) to part PART of LAYER, emptied first:
+# boots side by side (KUnit, the user-space parts) keep their data apart,
+# and coverage/capture.sh LAYER unites the parts.
+gcov_boot() {	# layer [part]
+	GCOV_PREFIX=$GCOV_DATA/$1/${2:-0}
+	rm -rf "$GCOV_PREFIX"
+	mkdir -p "$GCOV_PREFIX"
+	export GCOV_PREFIX
 }
 
 # The x86_64 SMP kernel (./run_tests.sh --smp [--kcsan]), built by

@@ -55,7 +55,7 @@ if [ "$cov_time" != 0 ] && [ -x "$WORK/build/linux" ]; then
 		set_flavour coverage
 		"$REPO/scripts/build_kernel.sh" >"$dir/coverage-build.log" 2>&1 ||
 			die "the coverage build failed (see $dir/coverage-build.log)"
-		"$REPO/coverage/capture.sh" reset
+		gcov_boot fuzz
 		set +e
 		BOOT_TIMEOUT=$((cov_time + 120)) boot_initramfs mem=512M kunit.enable=0 \
 			KEVENT_TIMEOUT=$((cov_time + 60)) \

@@ -4,45 +4,83 @@
 # their KTAP with kunit_tool.  Fails on a test failure, a missing result, a
 # kernel panic or a boot that outlives its timeout.  USERLAND_ARGS adds
 # kernel arguments (e.g. init's KEVENT_ONLY=prog KEVENT_TEST=name).
+#
+# The programs run in USERLAND_PARTS boots side by side (default 2; 1 when
+# USERLAND_ARGS chooses a program): boot i runs the i-th run of
+# consecutive programs (init's KEVENT_PART=i/n), with its own console log,
+# KTAP file and gcov data; scripts/ktap_merge.py joins the KTAP in program
+# order, and the layer's console log is the boots' logs one after the other.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 timeout=${USERLAND_TIMEOUT:-900}
-mkdir -p "$RESULTS/hostfs"
-rm -f "$RESULTS/hostfs/userland.ktap"
-clear_status userland
-console=$RESULTS/userland-console.log
-need_boot_files
-
-# The debug configuration runs the KUnit suites in this boot too (before
-# init), so the kmemleak scan at the end sees their objects as well.
-if [ "${DEBUG_CONFIG:-0}" = 1 ]; then
-	kunit=(kunit.filter_glob='kevent*' KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE=5)
-else
-	kunit=(kunit.enable=0)
-fi
-
+parts=${USERLAND_PARTS:-2}
 read -ra extra <<< "${USERLAND_ARGS:-}"
-set +e
-BOOT_TIMEOUT=$timeout boot_initramfs mem=512M "${kunit[@]}" "${extra[@]}" \
-	KEVENT_RESULTS="$RESULTS/hostfs" KEVENT_TIMEOUT=$((timeout - 30)) \
-	</dev/null >"$console" 2>&1
-rc=$?
-set -e
-
+case " ${extra[*]} " in *" KEVENT_ONLY="*) parts=1 ;; esac
+case $parts in ''|0|*[!0-9]*) die "USERLAND_PARTS wants a positive number, not '$parts'" ;; esac
+hostfs=$RESULTS/hostfs
+console=$RESULTS/userland-console.log
 ktap=$RESULTS/userland.ktap
-cp "$RESULTS/hostfs/userland.ktap" "$ktap" 2>/dev/null || : > "$ktap"
-problem='' verdict=crashed
-if [ $rc = 124 ] || [ $rc = 137 ]; then
-	problem="the UML boot hung: killed after $timeout s" verdict=hung
-elif grep -q 'Kernel panic' "$console"; then
-	problem="kernel panic (see $console)"
-elif [ $rc != 0 ]; then
-	problem="UML exited with status $rc (see $console)"
-elif [ ! -s "$ktap" ]; then
-	problem="no user-space results were written (see $console)"
-fi
+clear_status userland
+need_boot_files
+"$REPO/coverage/capture.sh" reset userland
+
+# The debug configuration runs the KUnit suites in the first boot too
+# (before init), so the kmemleak scan at its end sees their objects as well.
+kunit_args() {	# part
+	if [ "${DEBUG_CONFIG:-0}" = 1 ] && [ "$1" = 0 ]; then
+		echo kunit.filter_glob='kevent*' KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE=5
+	elif [ "${DEBUG_CONFIG:-0}" = 1 ]; then
+		echo kunit.enable=0 KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE=5
+	else
+		echo kunit.enable=0
+	fi
+}
+
+# Boot part $1 of $parts; its exit status goes to $hostfs/$1/rc.
+boot_part() {	# part
+	local dir=$hostfs/$1 rc=0 args
+
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	gcov_boot userland "$1"
+	read -ra args <<< "$(kunit_args "$1")"
+	BOOT_TIMEOUT=$timeout boot_initramfs mem=512M "${args[@]}" "${extra[@]}" \
+		KEVENT_PART="$1/$parts" KEVENT_RESULTS="$dir" \
+		KEVENT_TIMEOUT=$((timeout - 30)) \
+		</dev/null >"$dir/console.log" 2>&1 || rc=$?
+	echo "$rc" >"$dir/rc"
+}
+
+pids=()
+for ((i = 0; i < parts; i++)); do
+	boot_part "$i" &
+	pids+=($!)
+done
+wait "${pids[@]}"
+
+problem='' verdict=crashed part_ktaps=()
+: >"$console"
+for ((i = 0; i < parts; i++)); do
+	dir=$hostfs/$i
+	[ "$parts" = 1 ] || printf '==> user-space boot %d of %d\n' "$((i + 1))" "$parts" >>"$console"
+	cat "$dir/console.log" >>"$console" 2>/dev/null
+	part_ktaps+=("$dir/userland.ktap")
+	rc=$(cat "$dir/rc" 2>/dev/null || echo 1)
+	[ -n "$problem" ] && continue
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		problem="the UML boot hung: killed after $timeout s" verdict=hung
+	elif grep -q 'Kernel panic' "$dir/console.log"; then
+		problem="kernel panic (see $console)"
+	elif [ "$rc" != 0 ]; then
+		problem="UML exited with status $rc (see $console)"
+	elif [ ! -s "$dir/userland.ktap" ]; then
+		problem="no user-space results were written (see $console)"
+	fi
+done
+python3 "$REPO/scripts/ktap_merge.py" "$ktap" "${part_ktaps[@]}" ||
+	[ -n "$problem" ] || problem="a user-space boot wrote no KTAP plan (see $console)"
 
 finish_user_layer "user space" "$ktap" userland "$RESULTS/userland-parsed.txt" "$console" \
 	"$verdict" "$problem" \

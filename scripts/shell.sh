@@ -12,7 +12,7 @@ set -eu
 need_boot_files
 coverage=0
 grep -q '^CONFIG_GCOV=y' "$BUILD/.config" 2>/dev/null && coverage=1
-[ $coverage = 1 ] && "$REPO/coverage/capture.sh" reset
+gcov_boot shell
 set +e
 boot_initramfs mem=512M kunit.enable=0 quiet KEVENT_SHELL=1 KEVENT_HOST="$REPO"
 rc=$?

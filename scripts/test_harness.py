@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Unit tests of the harness's Python: the results model (results.py),
 the coverage module (coverage/lcov_info.py), the summary's exit status
-and totals line, and the guard judge (guard_status.py), over the recorded
+and totals line, the guard judge (guard_status.py) and the join of the
+user-space boots' KTAP (ktap_merge.py), over the recorded
 inputs in scripts/test_data/.  Run by scripts/selftest.sh (the lint stage
 of ./run_tests.sh), or alone: python3 scripts/test_harness.py -v
 """
@@ -19,6 +20,7 @@ DATA = os.path.join(HERE, 'test_data')
 sys.path.insert(0, os.path.join(HERE, '..', 'coverage'))
 sys.path.insert(0, HERE)
 import guard_status  # noqa: E402
+import ktap_merge  # noqa: E402
 import lcov_info  # noqa: E402
 import results  # noqa: E402
 
@@ -200,6 +202,32 @@ class GuardStatus(unittest.TestCase):
         self.assertEqual(guard_status.find(group, 'kevent_ring_test', 'ring.kidx'), 'PASS')
         self.assertIsNone(guard_status.find(group, 'kevent_ring_test', 'absent'))
         self.assertIsNone(guard_status.find(group, 'kevent_core', 'a'))
+
+
+class KtapMerge(unittest.TestCase):
+    def parts(self, *names):
+        out = []
+        for n in names:
+            with open(data('parts/' + n), encoding='utf-8') as f:
+                out.append(f.read())
+        return out
+
+    def test_parts_make_the_document_of_one_boot(self):
+        doc, problems = ktap_merge.merge(self.parts('part0.ktap', 'part1.ktap'))
+        self.assertEqual((doc, problems), (self.parts('whole.ktap')[0], []))
+
+    def test_a_part_cut_short_keeps_its_missing_results_missing(self):
+        doc, problems = ktap_merge.merge(self.parts('cut0.ktap', 'part1.ktap'))
+        lines = doc.splitlines()
+        self.assertEqual(problems, [])
+        self.assertEqual(lines[1], '1..3')
+        self.assertNotIn('not ok 2 kevent_b_test', lines)
+        self.assertEqual(lines[-1], 'ok 3 kevent_c_test')
+
+    def test_a_part_without_a_plan_is_a_problem(self):
+        doc, problems = ktap_merge.merge(['', self.parts('part1.ktap')[0]])
+        self.assertEqual(problems, ['part 0 of 2 wrote no KTAP plan'])
+        self.assertEqual(doc.splitlines()[:2], ['KTAP version 1', '1..1'])
 
 
 if __name__ == '__main__':

@@ -19,6 +19,9 @@
  *   KEVENT_KMEMLEAK=1          scan for leaks after the tests (debug kernels)
  *   KEVENT_ONLY=program        run only /tests/program ...
  *   KEVENT_TEST=name           ... and only its test of that name (-t)
+ *   KEVENT_PART=i/n            run only the i-th of n runs of consecutive
+ *                              programs (0 <= i < n), for n boots side by
+ *                              side; their documents are joined on the host
  *   KEVENT_SHELL=1             start a shell instead of the tests
  *   KEVENT_HOST=/host/dir      mounted on /host in that shell (hostfs)
  *   KEVENT_CMD="cmd args"     with KEVENT_SHELL: run this, then power off
@@ -95,6 +98,30 @@ static int filter(const struct dirent *d)
 	if (only)
 		return !strcmp(d->d_name, only);
 	return d->d_name[0] != '.';
+}
+
+/*
+ * KEVENT_PART=i/n: keep the i-th of n runs of consecutive programs of
+ * @names (freeing the others); returns how many are kept.
+ */
+static int keep_part(struct dirent **names, int n)
+{
+	const char *part = getenv("KEVENT_PART");
+	int i, k, lo = 0, hi = n;
+
+	if (part && sscanf(part, "%d/%d", &i, &k) == 2 && k > 0 &&
+	    i >= 0 && i < k) {
+		lo = n * i / k;
+		hi = n * (i + 1) / k;
+	} else if (part) {
+		note("KEVENT_PART=%s is not i/n with 0 <= i < n: all programs",
+		     part);
+	}
+	for (i = 0; i < n; i++)
+		if (i < lo || i >= hi)
+			free(names[i]);
+	memmove(names, names + lo, (hi - lo) * sizeof(*names));
+	return hi - lo;
 }
 
 static double now(void)
@@ -372,8 +399,7 @@ int main(void)
 	}
 
 	n = scandir(TESTS_DIR, &names, filter, alphasort);
-	if (n < 0)
-		n = 0;
+	n = n > 0 ? keep_part(names, n) : 0;
 	fprintf(out, "KTAP version 1\n1..%d\n", n);
 	fflush(out);
 	for (i = 0; i < n; i++) {
