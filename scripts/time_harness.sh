@@ -14,14 +14,25 @@
 # Usage: time_harness.sh [DIR]   DIR: the work directory, removed first
 # (default $WORK/timing).  About 25 minutes on 2 cores.  The edit is
 # made in this checkout and taken out again, also when interrupted.
+#        time_harness.sh --warm [N]   only the warm rows, N times each
+# (default 5) in the work directory of the last run ($WORK, which must
+# hold its builds): a run with nothing changed and a run after a one-line
+# edit (each a new line, so each run compiles), as median [min, max].
 set -u
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-dir=$(realpath -m "${1:-$WORK/timing}")
-case $dir in
-"$WORK" | "$REPO" | /) die "refusing to remove $dir: give a directory of its own" ;;
-esac
+warm=0
+if [ "${1:-}" = --warm ]; then
+	warm=${2:-5}
+	case $warm in ''|0|*[!0-9]*) die "--warm wants a count, not '$warm'" ;; esac
+	dir=$WORK/timing-warm
+else
+	dir=$(realpath -m "${1:-$WORK/timing}")
+	case $dir in
+	"$WORK" | "$REPO" | /) die "refusing to remove $dir: give a directory of its own" ;;
+	esac
+fi
 edited=$REPO/kernel/kevent/kevent.c
 saved=$(mktemp)
 cp "$edited" "$saved"
@@ -47,6 +58,35 @@ measure() {	# name what command...
 	rows+=("$name|$what|$secs|$stages")
 	took[$name]=$secs
 }
+
+if [ "$warm" != 0 ]; then
+	[ -x "$UML" ] || die "no build in $WORK: run ./run_tests.sh once first"
+	declare -A all
+	for ((i = 1; i <= warm; i++)); do
+		measure "again-$i" "nothing changed" "$REPO/run_tests.sh"
+		all[again]+="${took[again-$i]} "
+		printf '/* time_harness.sh: edit %d */\n' "$i" >> "$edited"
+		measure "edit-$i" "one-line edit of kevent.c" "$REPO/run_tests.sh"
+		all[edit]+="${took[edit-$i]} "
+	done
+	{
+		printf 'Measured by scripts/time_harness.sh --warm %s on %s, %s CPUs, commit %s.\n\n' \
+			"$warm" "$(date -u +%Y-%m-%d)" "$(nproc)" "$(git -C "$REPO" rev-parse --short HEAD)"
+		printf '| run | seconds, median [min, max] of %s | runs |\n|---|---:|---|\n' "$warm"
+		for name in again edit; do
+			# shellcheck disable=SC2086  # the times are words
+			printf '| %s | %s | %s |\n' "$name" \
+				"$(printf '%s\n' ${all[$name]} | sort -n |
+				   awk '{ v[NR] = $1 } END { printf "%d [%d, %d]", v[int((NR + 1) / 2)], v[1], v[NR] }')" \
+				"${all[$name]% }"
+		done
+		printf '\nStage times of each run: %s/*.log ("stage times").\n' "$dir"
+		for r in "${rows[@]}"; do
+			case $r in *FAILED*) printf 'FAILED: %s\n' "${r%%|*}" ;; esac
+		done
+	} | tee "$dir/timing.md"
+	exit 0
+fi
 
 export KEVENT_WORK=$dir
 measure cold "./run_tests.sh, fresh work directory" "$REPO/run_tests.sh"
