@@ -130,8 +130,32 @@ must() {	# a stage the rest depends on
 	[ ${#failed[@]} = 0 ] || { printf '\n0 passed, 1 failed\n'; exit 1; }
 }
 
-userland() {
-	"$REPO/scripts/build_userland.sh" && "$REPO/scripts/run_userland.sh"
+# A stage beside the others: it starts now, its output goes to a log,
+# and join_stage prints that log and its time and verdict when it has
+# ended (in the order the joins come, so the report reads as a sequence).
+beside_pids=()
+beside() {	# name command...
+	local name=$1
+	shift
+	rm -f "$WORK/$name.log.done"
+	(
+		start=$SECONDS
+		rc=0
+		"$@" >"$WORK/$name.log" 2>&1 || rc=$?
+		echo "$((SECONDS - start)) $rc" >"$WORK/$name.log.done"
+	) &
+	beside_pids+=("$name:$!")
+}
+join_stage() {	# name
+	local name=$1 p secs='?' rc=1
+	for p in "${beside_pids[@]}"; do
+		[ "${p%%:*}" = "$name" ] && wait "${p#*:}"
+	done
+	stage "$name"
+	cat "$WORK/$name.log"
+	[ -f "$WORK/$name.log.done" ] && read -r secs rc <"$WORK/$name.log.done"
+	timings+=("$name ${secs}s")
+	[ "$rc" = 0 ] || failed+=("$name")
 }
 
 must setup "$REPO/scripts/setup.sh"
@@ -155,6 +179,18 @@ if [ $smp = 1 ]; then
 		--layers smp-kunit,smp-userland --coverage-layers '' \
 		${json:+--json "$json"} --failed-stages "$(IFS=,; echo "${failed[*]}")"
 fi
+# The user-space programs need the tree's uapi headers, not the kernel:
+# a test run builds them beside the kernel.
+tests=1
+[ $guards = 1 ] || [ $bench = 1 ] || [ -n "$fuzz" ] || [ $shell = 1 ] && tests=0
+[ $tests = 1 ] && beside userland-build "$REPO/scripts/build_userland.sh"
+# Lint reads the sources and writes only its own build dir: it runs beside
+# the other stages (niced, so the tests' timing bounds keep their CPU),
+# from here when the build's .config stays as it is (its W=1 compile
+# copies it), else once the build has made it.
+lint_early=0
+[ $tests = 1 ] && [ $lint = 1 ] && config_unchanged && lint_early=1
+[ $lint_early = 1 ] && beside lint nice -n 19 "$REPO/scripts/lint.sh"
 must build "$REPO/scripts/build_kernel.sh"
 if [ $guards = 1 ] && [ -n "$fuzz" ]; then
 	stage "prove that the fuzzer finds the guarded defects"
@@ -193,44 +229,19 @@ if [ $shell = 1 ]; then
 	stage "booting UML to a shell ('poweroff' ends it)"
 	exec "$REPO/scripts/shell.sh"
 fi
-# A stage beside the others: it starts now, its output goes to a log,
-# and join_stage prints that log and its time and verdict when it has
-# ended (in the order the joins come, so the report reads as a sequence).
-beside_pids=()
-beside() {	# name command...
-	local name=$1
-	shift
-	rm -f "$WORK/$name.log.done"
-	(
-		start=$SECONDS
-		rc=0
-		"$@" >"$WORK/$name.log" 2>&1 || rc=$?
-		echo "$((SECONDS - start)) $rc" >"$WORK/$name.log.done"
-	) &
-	beside_pids+=("$name:$!")
-}
-join_stage() {	# name
-	local name=$1 p secs='?' rc=1
-	for p in "${beside_pids[@]}"; do
-		[ "${p%%:*}" = "$name" ] && wait "${p#*:}"
-	done
-	stage "$name"
-	cat "$WORK/$name.log"
-	[ -f "$WORK/$name.log.done" ] && read -r secs rc <"$WORK/$name.log.done"
-	timings+=("$name ${secs}s")
-	[ "$rc" = 0 ] || failed+=("$name")
-}
-
-# Lint reads the sources and writes only its own build dir: it runs beside
-# the test stages (niced, so the tests' timing bounds keep their CPU).  The
-# KUnit boot and the user-space build and boots run side by side too: each
-# boot writes its own gcov data (lib.sh's gcov_boot).
-[ $lint = 1 ] && beside lint nice -n 19 "$REPO/scripts/lint.sh"
+# The KUnit boot and the user-space boots run side by side: each boot
+# writes its own gcov data (lib.sh's gcov_boot).
+[ $lint = 1 ] && [ $lint_early = 0 ] && beside lint nice -n 19 "$REPO/scripts/lint.sh"
 rm -f "$RESULTS"/*.json "$RESULTS"/coverage-*.info
+join_stage userland-build
 beside kunit "$REPO/scripts/run_kunit.sh" "$filter"
-beside userland userland
-join_stage kunit
-join_stage userland
+if [[ " ${failed[*]} " = *" userland-build "* ]]; then
+	join_stage kunit
+else
+	beside userland "$REPO/scripts/run_userland.sh"
+	join_stage kunit
+	join_stage userland
+fi
 if [ "$COVERAGE" = 1 ]; then
 	"$REPO/coverage/capture.sh" kunit
 	"$REPO/coverage/capture.sh" userland

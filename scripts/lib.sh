@@ -81,6 +81,30 @@ kunitconfig_args() {
 	printf '%s\n' "${args[@]}"
 }
 
+# A hash of what decides the UML build's configuration: the fragments,
+# kernel/patches/, kevent's Kconfig, kunit_tool's UML fragment, the tree's
+# version and the compiler's.  build_kernel.sh keeps it in
+# $BUILD/.kevent-config once kunit_tool has made and checked the .config.
+config_hash() {
+	local f cfg
+
+	mapfile -t cfg < <(kunitconfig_args)
+	{
+		printf '%s\n' "${cfg[@]}"
+		for f in "${cfg[@]}"; do [ -f "$f" ] && cat "$f"; done
+		cat "$REPO"/kernel/patches/*.patch "$REPO/kernel/kevent/Kconfig" \
+			"$TREE/tools/testing/kunit/configs/arch_uml.config" "$TREE/Makefile"
+		"${CC:-gcc}" --version 2>&1 | head -n 1
+	} | sha256sum
+}
+
+# Whether the build's .config is the one kunit_tool made from the same
+# inputs (a build is then only make, and the .config stays as it is).
+config_unchanged() {
+	[ -f "$BUILD/.config" ] && [ -x "$UML" ] &&
+		[ "$(cat "$BUILD/.kevent-config" 2>/dev/null)" = "$(config_hash)" ]
+}
+
 # The UML binary and the initramfs boot_initramfs needs, or a message.
 need_boot_files() {
 	[ -x "$UML" ] || die "no UML kernel at $UML: run ./run_tests.sh once first"
