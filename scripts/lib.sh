@@ -20,7 +20,8 @@
 #   BOOT_TIMEOUT=SECONDS  the same for boot_initramfs (below)
 #   USERLAND_ARGS=...     more kernel/init arguments for the user-space
 #                         boot (KEVENT_ONLY=PROGRAM, KEVENT_TEST=NAME)
-#   USERLAND_PARTS=N      the user-space boots side by side (default 2)
+#   USERLAND_PARTS=N      the user-space boots side by side (default 2,
+#                         1 on one CPU)
 #   SMP_TOLERANCE_SCALE=N timing bounds of the user tests on QEMU, x N
 #   KEVENT_QEMU_CPUS=N    the vCPUs check_smp_log.sh expects (default 4)
 #   FUZZ_OPS, FUZZ_TIME, FUZZ_REDUCE, FUZZ_REDUCE_BOOTS,

@@ -5,8 +5,8 @@
 # kernel panic or a boot that outlives its timeout.  USERLAND_ARGS adds
 # kernel arguments (e.g. init's KEVENT_ONLY=prog KEVENT_TEST=name).
 #
-# The programs run in USERLAND_PARTS boots side by side (default 2; 1 when
-# USERLAND_ARGS chooses a program): boot i runs the i-th run of
+# The programs run in USERLAND_PARTS boots side by side (default 2, one
+# per CPU; 1 when USERLAND_ARGS chooses a program): boot i runs the i-th run of
 # consecutive programs (init's KEVENT_PART=i/n), with its own console log,
 # KTAP file and gcov data; scripts/ktap_merge.py joins the KTAP in program
 # order, and the layer's console log is the boots' logs one after the other.
@@ -15,7 +15,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 timeout=${USERLAND_TIMEOUT:-900}
-parts=${USERLAND_PARTS:-2}
+parts=${USERLAND_PARTS:-$(($(nproc) < 2 ? 1 : 2))}
 read -ra extra <<< "${USERLAND_ARGS:-}"
 case " ${extra[*]} " in *" KEVENT_ONLY="*) parts=1 ;; esac
 case $parts in ''|0|*[!0-9]*) die "USERLAND_PARTS wants a positive number, not '$parts'" ;; esac
