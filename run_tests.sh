@@ -184,13 +184,10 @@ fi
 tests=1
 [ $guards = 1 ] || [ $bench = 1 ] || [ -n "$fuzz" ] || [ $shell = 1 ] && tests=0
 [ $tests = 1 ] && beside userland-build "$REPO/scripts/build_userland.sh"
-# Lint reads the sources and writes only its own build dir: it runs beside
-# the other stages (niced, so the tests' timing bounds keep their CPU),
-# from here when the build's .config stays as it is (its W=1 compile
-# copies it), else once the build has made it.
-lint_early=0
-[ $tests = 1 ] && [ $lint = 1 ] && config_unchanged && lint_early=1
-[ $lint_early = 1 ] && beside lint nice -n 19 "$REPO/scripts/lint.sh"
+# Lint reads the sources and writes only its own build dir (with its own
+# configuration): it runs beside the other stages, niced, so the tests'
+# timing bounds keep their CPU, and is reported last.
+[ $tests = 1 ] && [ $lint = 1 ] && beside lint nice -n 19 "$REPO/scripts/lint.sh"
 must build "$REPO/scripts/build_kernel.sh"
 if [ $guards = 1 ] && [ -n "$fuzz" ]; then
 	stage "prove that the fuzzer finds the guarded defects"
@@ -232,7 +229,6 @@ fi
 # The boots come one after the other (the user-space layer is two boots
 # side by side): at most one boot per CPU, as the tests' timing bounds
 # assume.  Each boot writes its own gcov data (lib.sh's gcov_boot).
-[ $lint = 1 ] && [ $lint_early = 0 ] && beside lint nice -n 19 "$REPO/scripts/lint.sh"
 rm -f "$RESULTS"/*.json "$RESULTS"/coverage-*.info
 join_stage userland-build
 run_stage kunit "$REPO/scripts/run_kunit.sh" "$filter"

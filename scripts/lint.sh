@@ -57,9 +57,18 @@ fi
 
 # 2. W=1 compile of kernel/kevent/ in its own build dir (the objects of the
 # test build stay as they are, with their gcov notes).
+# Its configuration is made by kunit_tool from the build's fragments (only
+# when lib.sh's config_hash changed), so lint need not wait for the build.
 mkdir -p "$LINT_BUILD"
-# The test build's .config needs no olddefconfig; a copy of it, none either.
-cmp -s "$BUILD/.config" "$LINT_BUILD/.config" || cp "$BUILD/.config" "$LINT_BUILD/.config"
+want=$(config_hash)
+if [ "$(cat "$LINT_BUILD/.kevent-config" 2>/dev/null)" != "$want" ]; then
+	mapfile -t cfg < <(kunitconfig_args)
+	rm -f "$LINT_BUILD/.kevent-config"
+	python3 "$KUNIT_PY" config --arch um --build_dir "$LINT_BUILD" "${cfg[@]}" \
+		>"$LINT_BUILD/config.log" 2>&1 ||
+		die "kunit_tool could not configure $LINT_BUILD (see $LINT_BUILD/config.log)"
+	printf '%s\n' "$want" >"$LINT_BUILD/.kevent-config"
+fi
 # -Werror: an object that warned is not written, so the next run compiles
 # it (and reports it) again even when its source did not change.
 if ! out=$(make -s -C "$TREE" ARCH=um O="$LINT_BUILD" -j"$JOBS" W=1 KCFLAGS=-Werror \
