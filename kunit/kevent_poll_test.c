@@ -485,6 +485,62 @@ static void kevent_poll_wakeup_during_add_reported_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 0L);
 }
 
+/*
+ * A file with two wait queues (as a FIFO open for reading and writing):
+ * the origin's entry on the first is embedded in it, the one on the
+ * second allocated.  A wake-up on either reaches the kevent; when the
+ * second goes (POLLFREE) the first still does; removal takes the entries
+ * off (the debug build's kmemleak sees one left behind).
+ */
+struct kp_two {
+	wait_queue_head_t	wq[2];
+};
+
+static __poll_t kp_two_poll(struct file *file, poll_table *pt)
+{
+	struct kp_two *t = file->private_data;
+
+	poll_wait(file, &t->wq[0], pt);
+	poll_wait(file, &t->wq[1], pt);
+	return 0;
+}
+
+static const struct file_operations kp_two_fops = {
+	.owner	= THIS_MODULE,
+	.poll	= kp_two_poll,
+};
+
+static void kevent_poll_second_wait_queue_heard(struct kunit *test)
+{
+	struct kf_ctx *c = test->priv;
+	struct kp_two *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct ukevent uk;
+	int fd;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	init_waitqueue_head(&t->wq[0]);
+	init_waitqueue_head(&t->wq[1]);
+	fd = kf_fd(test, anon_inode_getfile("[kevent-test-two]", &kp_two_fops,
+					    t, O_RDWR));
+	uk = kf_uk(KEVENT_POLL, fd, POLLIN | POLLOUT, KEVENT_REQ_ET);
+	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
+	wake_up_poll(&t->wq[1], EPOLLOUT);
+	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLOUT);
+	wake_up_poll(&t->wq[0], EPOLLIN);
+	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLIN);
+	wake_up_pollfree(&t->wq[1]);
+	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLHUP);
+	wake_up_poll(&t->wq[0], EPOLLIN);
+	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLIN);
+	KUNIT_EXPECT_EQ(test, kf_remove(c, 0, &uk), 0);
+	/* No waker runs: the removal's unlock orders the read after it. */
+	KUNIT_EXPECT_FALSE(test, waitqueue_active(&t->wq[0]));
+}
+
 /* An event mask with none of the storage's bits is refused. */
 static void kevent_poll_mask_matching_nothing_einval(struct kunit *test)
 {
@@ -522,6 +578,7 @@ static struct kunit_case kevent_poll_cases[] = {
 	KUNIT_CASE(kevent_poll_sleeping_poll_holds_up_only_its_file),
 	KUNIT_CASE(kevent_poll_wakeup_during_add_reported_once),
 	KUNIT_CASE(kevent_poll_mask_matching_nothing_einval),
+	KUNIT_CASE(kevent_poll_second_wait_queue_heard),
 	{}
 };
 

@@ -81,8 +81,19 @@
 /* &kevent_storage.data of a wake-up that carried no poll mask. */
 #define KEVENT_FILE_NOKEY	ULONG_MAX
 
+/* One wait entry on one of the file's wait queues. */
+struct kevent_pwq {
+	wait_queue_entry_t	wait;
+	wait_queue_head_t	*whead;
+	struct kevent_file	*kf;
+	struct list_head	link;
+};
+
 /**
  * struct kevent_file - a file watched as one type
+ * @pwq0: the first wait entry, embedded: most files have one wait queue,
+ *        and a wake-up then reads the entry, the storage and its lock from
+ *        one object; further ones are allocated
  * @st: the storage the kevents attach to
  * @node: on @file->f_kevent, under @file->f_lock, while hooked
  * @file: the file, not pinned; NULL once unhooked; @mtx
@@ -93,10 +104,11 @@
  * @mtx: serialises hooking, unhooking and @users
  * @ops: the storage's file check, event mapping and readiness
  * @pt: the poll table that registers the wait entries
- * @pwqs: the wait entries
+ * @pwqs: the wait entries, @pwq0 first when it is in use
  * @pt_err: -ENOMEM when a wait entry could not be allocated
  */
 struct kevent_file {
+	struct kevent_pwq		pwq0;
 	struct kevent_storage		st;
 	struct hlist_node		node;
 	struct file			*file;
@@ -109,14 +121,6 @@ struct kevent_file {
 	poll_table			pt;
 	struct list_head		pwqs;
 	int				pt_err;
-};
-
-/* One wait entry on one of the file's wait queues. */
-struct kevent_pwq {
-	wait_queue_entry_t	wait;
-	wait_queue_head_t	*whead;
-	struct kevent_file	*kf;
-	struct list_head	link;
 };
 
 static void kevent_file_put(struct kevent_file *kf)
@@ -165,12 +169,15 @@ static void kevent_file_queue_proc(struct file *file, wait_queue_head_t *whead,
 				   poll_table *pt)
 {
 	struct kevent_file *kf = container_of(pt, struct kevent_file, pt);
-	struct kevent_pwq *pwq;
+	struct kevent_pwq *pwq = &kf->pwq0;
 
-	pwq = kzalloc(sizeof(*pwq), KEVENT_GFP);
-	if (!pwq) {
-		kf->pt_err = -ENOMEM;
-		return;
+	/* The first entry is the embedded one, the others are allocated. */
+	if (pwq->kf) {
+		pwq = kzalloc(sizeof(*pwq), KEVENT_GFP);
+		if (!pwq) {
+			kf->pt_err = -ENOMEM;
+			return;
+		}
 	}
 	init_waitqueue_func_entry(&pwq->wait, kevent_file_wake);
 	pwq->whead = whead;
@@ -195,7 +202,9 @@ static void kevent_file_unhook_waits(struct kevent_file *kf)
 			remove_wait_queue(whead, &pwq->wait);
 		rcu_read_unlock();
 		list_del(&pwq->link);
-		kfree(pwq);
+		/* The embedded entry goes with @kf. */
+		if (pwq != &kf->pwq0)
+			kfree(pwq);
 	}
 }
 
