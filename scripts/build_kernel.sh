@@ -13,7 +13,7 @@ mapfile -t cfg < <(kunitconfig_args)
 mkdir -p "$BUILD"
 stamp=$BUILD/.kevent-config
 want=$(config_hash)
-if config_unchanged; then
+if [ -x "$UML" ] && config_stamped "$BUILD" "$want"; then
 	say "build: configuration unchanged since kunit_tool made it: make only"
 	make -s -C "$TREE" ARCH=um O="$BUILD" -j"$JOBS" all
 else

@@ -84,8 +84,8 @@ kunitconfig_args() {
 
 # A hash of what decides the UML build's configuration: the fragments,
 # kernel/patches/, kevent's Kconfig, kunit_tool's UML fragment, the tree's
-# version and the compiler's.  build_kernel.sh keeps it in
-# $BUILD/.kevent-config once kunit_tool has made and checked the .config.
+# version and the compiler's.  build_kernel.sh and lint.sh keep it in
+# DIR/.kevent-config once kunit_tool has made and checked DIR's .config.
 config_hash() {
 	local f cfg
 
@@ -99,11 +99,10 @@ config_hash() {
 	} | sha256sum
 }
 
-# Whether the build's .config is the one kunit_tool made from the same
-# inputs (a build is then only make, and the .config stays as it is).
-config_unchanged() {
-	[ -f "$BUILD/.config" ] && [ -x "$UML" ] &&
-		[ "$(cat "$BUILD/.kevent-config" 2>/dev/null)" = "$(config_hash)" ]
+# Whether DIR's .config is the one kunit_tool made from the inputs whose
+# config_hash is HASH (then only make needs to run there).
+config_stamped() {	# dir hash
+	[ -f "$1/.config" ] && [ "$(cat "$1/.kevent-config" 2>/dev/null)" = "$2" ]
 }
 
 # The UML binary and the initramfs boot_initramfs needs, or a message.

@@ -61,7 +61,7 @@ fi
 # when lib.sh's config_hash changed), so lint need not wait for the build.
 mkdir -p "$LINT_BUILD"
 want=$(config_hash)
-if [ "$(cat "$LINT_BUILD/.kevent-config" 2>/dev/null)" != "$want" ]; then
+if ! config_stamped "$LINT_BUILD" "$want"; then
 	mapfile -t cfg < <(kunitconfig_args)
 	rm -f "$LINT_BUILD/.kevent-config"
 	python3 "$KUNIT_PY" config --arch um --build_dir "$LINT_BUILD" "${cfg[@]}" \

@@ -26,26 +26,19 @@ clear_status userland
 need_boot_files
 "$REPO/coverage/capture.sh" reset userland
 
-# The debug configuration runs the KUnit suites in the first boot too
-# (before init), so the kmemleak scan at its end sees their objects as well.
-kunit_args() {	# part
-	if [ "${DEBUG_CONFIG:-0}" = 1 ] && [ "$1" = 0 ]; then
-		echo kunit.filter_glob='kevent*' KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE=5
-	elif [ "${DEBUG_CONFIG:-0}" = 1 ]; then
-		echo kunit.enable=0 KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE=5
-	else
-		echo kunit.enable=0
-	fi
-}
-
-# Boot part $1 of $parts; its exit status goes to $hostfs/$1/rc.
+# Boot part $1 of $parts; its exit status goes to $hostfs/$1/rc.  The
+# debug configuration runs the KUnit suites in the first boot too (before
+# init), so the kmemleak scan at its end sees their objects as well.
 boot_part() {	# part
-	local dir=$hostfs/$1 rc=0 args
+	local dir=$hostfs/$1 rc=0 args=(kunit.enable=0)
 
+	if [ "${DEBUG_CONFIG:-0}" = 1 ]; then
+		[ "$1" = 0 ] && args=(kunit.filter_glob='kevent*')
+		args+=(KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE=5)
+	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	gcov_boot userland "$1"
-	read -ra args <<< "$(kunit_args "$1")"
 	BOOT_TIMEOUT=$timeout boot_initramfs mem=512M "${args[@]}" "${extra[@]}" \
 		KEVENT_PART="$1/$parts" KEVENT_RESULTS="$dir" \
 		KEVENT_TIMEOUT=$((timeout - 30)) \
