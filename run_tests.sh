@@ -20,7 +20,8 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
   --debug           the debug configuration (configs/debug.config: lockdep,
                     KASAN, kmemleak, UBSAN, fault injection; own build dir, no
                     coverage); any report in a kernel log fails the run
-  --no-lint         skip checkpatch, W=1, shellcheck and the uapi check
+  --no-lint         skip checkpatch, kernel-doc, W=1, shellcheck, the man
+                    page check and the harness self-tests
   --json FILE       write all results of the run as one KernelCI JSON
                     document to FILE (scripts/results.py)
   --prove-guards    for each fixed bug, put it back (kernel/guards/),

@@ -15,6 +15,14 @@ mkdir -p "$out" "$HEADERS"
 make -s -C "$TREE" ARCH=x86 O="$HEADERS" headers_install >/dev/null ||
 	die "make headers_install failed"
 
+# The uapi check: the ABI of kernel/Documentation/userspace-api/kevent.rst
+# as static assertions, compiled against <linux/ukevent.h> as installed.
+# (Here rather than in lint.sh, so that one headers_install serves both:
+# it costs about 30 s of CPU in a cold run.)
+gcc -std=c11 -Wall -Werror -isystem "$HEADERS/usr/include" -o "$out/uapi_check" \
+	"$REPO/userland/uapi_check.c" ||
+	die "uapi check: installed <linux/ukevent.h> does not match the ABI of kernel/Documentation/userspace-api/kevent.rst"
+
 CFLAGS=(-static -O2 -g -Wall -Werror -pthread
 	-isystem "$HEADERS/usr/include"
 	-I "$TREE/tools/testing/selftests" -I "$REPO/userland")
