@@ -46,26 +46,25 @@ report)
 	layer=$1
 	out=$RESULTS/coverage-$layer.info
 	kevent=${BUILD#/}/kernel/kevent
-	args=()
-	rm -f "$out".*
-	: >"$RESULTS/lcov-$layer.log"
+	dirs=()
+	rm -f "$out" "$out".*
 	for part in "$GCOV_DATA/$layer"/*/; do
 		data=$part$kevent
 		find "$data" -name '*.gcda' 2>/dev/null | grep -q . || continue
 		# lcov reads each .gcda beside its .gcno, which the build has.
 		(cd "$BUILD/kernel/kevent" && find . -name '*.gcno' -exec cp --parents {} "$data" \;)
-		n=${#args[@]}
-		lcov_q --capture --test-name "$layer" --directory "$data" \
-			-o "$out.$n" 2>>"$RESULTS/lcov-$layer.log" ||
-			die "lcov capture failed (see $RESULTS/lcov-$layer.log)"
-		args+=(-a "$out.$n")
+		dirs+=(--directory "$data")
 	done
-	[ ${#args[@]} -gt 0 ] ||
+	[ ${#dirs[@]} -gt 0 ] ||
 		die "no .gcda files after the $layer run: was the kernel built with coverage and powered off cleanly?"
-	lcov_q "${args[@]}" -o "$out.raw"
-	# Keep the kevent sources, not the tests that drive them.
-	lcov_q --extract "$out.raw" '*/kernel/kevent/*' -o "$out.tmp"
-	lcov_q --remove "$out.tmp" '*/kernel/kevent/kunit/*' -o "$out"
-	rm -f "$out".[0-9]* "$out.raw" "$out.tmp"
+	# One capture of every boot's data, keeping the kevent sources and not
+	# the tests that drive them; then one pass that adds up what the boots
+	# counted for the same source file.
+	lcov_q --capture --test-name "$layer" "${dirs[@]}" \
+		--include '*/kernel/kevent/*' --exclude '*/kernel/kevent/kunit/*' \
+		-o "$out.raw" 2>"$RESULTS/lcov-$layer.log" ||
+		die "lcov capture failed (see $RESULTS/lcov-$layer.log)"
+	lcov_q -a "$out.raw" -o "$out"
+	rm -f "$out.raw"
 	;;
 esac
