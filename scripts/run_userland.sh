@@ -6,10 +6,14 @@
 # kernel arguments (e.g. init's KEVENT_ONLY=prog KEVENT_TEST=name).
 #
 # The programs run in USERLAND_PARTS boots side by side (default 2, one
-# per CPU; 1 when USERLAND_ARGS chooses a program): boot i runs the i-th run of
-# consecutive programs (init's KEVENT_PART=i/n), with its own console log,
-# KTAP file and gcov data; scripts/ktap_merge.py joins the KTAP in program
-# order, and the layer's console log is the boots' logs one after the other.
+# per CPU; 1 when USERLAND_ARGS chooses a program), each with its own
+# console log, KTAP file and gcov data.  scripts/userland_parts.py shares
+# the programs out by the time each took in earlier runs (init's
+# KEVENT_PROGRAMS; the times are kept in $RESULTS/userland-times.txt), so
+# the boots end together; with no times yet, boot i runs the i-th run of
+# consecutive programs (init's KEVENT_PART=i/n).  scripts/ktap_merge.py
+# joins the boots' KTAP, boot after boot, and the layer's console log is
+# the boots' logs one after the other.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -24,23 +28,32 @@ console=$RESULTS/userland-console.log
 ktap=$RESULTS/userland.ktap
 clear_status userland
 need_boot_files
+times=$RESULTS/userland-times.txt
+shares=()
+if [ "$parts" -gt 1 ]; then
+	programs=("$USERLAND_OUT"/tests/*)
+	programs=("${programs[@]##*/}")
+	mapfile -t shares < <(python3 "$REPO/scripts/userland_parts.py" split \
+		"$times" "$parts" "${programs[@]}")
+fi
 "$REPO/coverage/capture.sh" reset userland
 
 # Boot part $1 of $parts; its exit status goes to $hostfs/$1/rc.  The
 # debug configuration runs the KUnit suites in the first boot too (before
 # init), so the kmemleak scan at its end sees their objects as well.
 boot_part() {	# part
-	local dir=$hostfs/$1 rc=0 args=(kunit.enable=0)
+	local dir=$hostfs/$1 rc=0 args=(kunit.enable=0) share=KEVENT_PART=$1/$parts
 
 	if [ "${DEBUG_CONFIG:-0}" = 1 ]; then
 		[ "$1" = 0 ] && args=(kunit.filter_glob='kevent*')
 		args+=(KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE=5)
 	fi
+	[ ${#shares[@]} = "$parts" ] && share=KEVENT_PROGRAMS=${shares[$1]}
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	gcov_boot userland "$1"
 	BOOT_TIMEOUT=$timeout boot_initramfs mem=512M "${args[@]}" "${extra[@]}" \
-		KEVENT_PART="$1/$parts" KEVENT_RESULTS="$dir" \
+		"$share" KEVENT_RESULTS="$dir" \
 		KEVENT_TIMEOUT=$((timeout - 30)) \
 		</dev/null >"$dir/console.log" 2>&1 || rc=$?
 	echo "$rc" >"$dir/rc"
@@ -52,6 +65,11 @@ for ((i = 0; i < parts; i++)); do
 	pids+=($!)
 done
 wait "${pids[@]}"
+logs=()
+for ((i = 0; i < parts; i++)); do
+	logs+=("$hostfs/$i/console.log")
+done
+python3 "$REPO/scripts/userland_parts.py" record "$times" "${logs[@]}"
 
 problem='' verdict=crashed part_ktaps=()
 : >"$console"

@@ -23,6 +23,7 @@ import guard_status  # noqa: E402
 import ktap_merge  # noqa: E402
 import lcov_info  # noqa: E402
 import results  # noqa: E402
+import userland_parts  # noqa: E402
 
 KEVENT_C = '/t/kernel/kevent/kevent.c'
 
@@ -228,6 +229,39 @@ class KtapMerge(unittest.TestCase):
         doc, problems = ktap_merge.merge(['', self.parts('part1.ktap')[0]])
         self.assertEqual(problems, ['part 0 of 2 wrote no KTAP plan'])
         self.assertEqual(doc.splitlines()[:2], ['KTAP version 1', '1..1'])
+
+
+class UserlandParts(unittest.TestCase):
+    LOG = ('kevent-init: running kevent_a_test\n'
+           'kevent-init: kevent_a_test took 3.3 s\n'
+           'random: crng init done\n'
+           'kevent-init: kevent_b_test took 2.0 s\n')
+
+    def test_record_keeps_the_latest_time_of_each_program(self):
+        times = userland_parts.record({'kevent_a_test': 9.0, 'kevent_z_test': 1.0},
+                                      [self.LOG])
+        self.assertEqual(times, {'kevent_a_test': 3.3, 'kevent_b_test': 2.0,
+                                 'kevent_z_test': 1.0})
+
+    def test_split_evens_out_the_boots(self):
+        times = {'a': 3.3, 'b': 2.0, 'c': 1.6, 'd': 1.5, 'e': 0.6, 'f': 0.5,
+                 'g': 0.4, 'h': 0.4}
+        parts = userland_parts.split(times, 2, sorted(times))
+        self.assertEqual(parts, [['a', 'd', 'h'], ['b', 'c', 'e', 'f', 'g']])
+        loads = [sum(times[p] for p in part) for part in parts]
+        self.assertLessEqual(max(loads) - min(loads), 0.4)
+
+    def test_every_program_runs_once(self):
+        parts = userland_parts.split({'a': 1.0}, 3, ['c', 'a', 'b', 'd'])
+        self.assertEqual(sorted(p for part in parts for p in part), ['a', 'b', 'c', 'd'])
+        self.assertEqual(len(parts), 3)
+
+    def test_a_new_program_counts_as_the_longest_known(self):
+        parts = userland_parts.split({'a': 5.0, 'b': 1.0, 'c': 1.0}, 2, ['a', 'b', 'c', 'new'])
+        self.assertEqual(parts, [['a', 'b'], ['c', 'new']])
+
+    def test_no_times_no_split(self):
+        self.assertEqual(userland_parts.split({}, 2, ['a', 'b']), [])
 
 
 if __name__ == '__main__':

@@ -22,6 +22,9 @@
  *   KEVENT_PART=i/n            run only the i-th of n runs of consecutive
  *                              programs (0 <= i < n), for n boots side by
  *                              side; their documents are joined on the host
+ *   KEVENT_PROGRAMS=a,b,...    run only these programs (in name order): the
+ *                              host's choice of a boot's share, by the
+ *                              times of an earlier run
  *   KEVENT_SHELL=1             start a shell instead of the tests
  *   KEVENT_HOST=/host/dir      mounted on /host in that shell (hostfs)
  *   KEVENT_CMD="cmd args"     with KEVENT_SHELL: run this, then power off
@@ -94,10 +97,22 @@ static void loopback_up(void)
 static int filter(const struct dirent *d)
 {
 	const char *only = getenv("KEVENT_ONLY");
+	const char *list = getenv("KEVENT_PROGRAMS");
+	size_t len = strlen(d->d_name);
+	const char *p;
 
 	if (only)
 		return !strcmp(d->d_name, only);
-	return d->d_name[0] != '.';
+	if (d->d_name[0] == '.')
+		return 0;
+	if (!list)
+		return 1;
+	/* KEVENT_PROGRAMS=a,b,c: the names, whole, between commas. */
+	for (p = list; (p = strstr(p, d->d_name)); p += len)
+		if ((p == list || p[-1] == ',') &&
+		    (p[len] == ',' || p[len] == '\0'))
+			return 1;
+	return 0;
 }
 
 /*
