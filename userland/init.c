@@ -2,8 +2,9 @@
 /*
  * init for the kevent test initramfs.
  *
- * Mounts /proc, /sys, /dev (devtmpfs), /tmp and debugfs, brings loopback up,
- * then runs every program in /tests in name order.  Each program prints KTAP
+ * Mounts /proc, /sys, /dev (devtmpfs), /tmp and debugfs (when the kernel
+ * has it), brings loopback up, then runs every program in /tests in name
+ * order.  Each program prints KTAP
  * (kselftest_harness); init nests it under one KTAP document, one subtest
  * per program, and writes it to a file on the host through hostfs (UML) or
  * to a serial port of its own (QEMU), a channel kernel messages cannot
@@ -378,7 +379,9 @@ int main(void)
 	mount_one("sysfs", "/sys", "sysfs", NULL);
 	mount_one("devtmpfs", "/dev", "devtmpfs", NULL);
 	mount_one("tmpfs", "/tmp", "tmpfs", NULL);
-	mount_one("debugfs", "/sys/kernel/debug", "debugfs", NULL);
+	/* debugfs is in the debug kernel only (configs/debug.config). */
+	if (access("/sys/kernel/debug", F_OK) == 0)
+		mount_one("debugfs", "/sys/kernel/debug", "debugfs", NULL);
 	loopback_up();
 	setenv("PATH", "/bin:/sbin:/tests:/tools", 1);
 
