@@ -1,7 +1,9 @@
 #!/bin/bash
 # Build the static user-space programs against the uapi headers as
 # installed by make headers_install, and pack them with busybox into the
-# test initramfs ($USERLAND_OUT/initramfs.cpio).
+# test initramfs ($USERLAND_OUT/initramfs.cpio).  First the uapi check:
+# userland/uapi_check.c, the ABI as static assertions, must compile
+# against the installed <linux/ukevent.h>, or the build fails.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"

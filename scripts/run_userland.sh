@@ -28,13 +28,21 @@ console=$RESULTS/userland-console.log
 ktap=$RESULTS/userland.ktap
 clear_status userland
 need_boot_files
-times=$RESULTS/userland-times.txt
-shares=()
-if [ "$parts" -gt 1 ]; then
+# The times of whole runs only (a guard's boot times one test), kept per
+# flavour (a debug kernel runs the programs slower).
+times=$RESULTS/userland-times-$KEVENT_FLAVOUR.txt
+shares=() programs=()
+if [ -z "${extra[*]}" ]; then
 	programs=("$USERLAND_OUT"/tests/*)
 	programs=("${programs[@]##*/}")
+fi
+if [ "$parts" -gt 1 ] && [ ${#programs[@]} -gt 0 ]; then
 	mapfile -t shares < <(python3 "$REPO/scripts/userland_parts.py" split \
-		"$times" "$parts" "${programs[@]}")
+		"$times" "$parts" "${programs[@]}" ||
+		say "userland: no shares by time (userland_parts.py failed): consecutive runs")
+	for ((i = 0; i < ${#shares[@]}; i++)); do
+		say "userland: boot $((i + 1)): ${shares[$i]//,/ }"
+	done
 fi
 "$REPO/coverage/capture.sh" reset userland
 
@@ -65,11 +73,14 @@ for ((i = 0; i < parts; i++)); do
 	pids+=($!)
 done
 wait "${pids[@]}"
-logs=()
-for ((i = 0; i < parts; i++)); do
-	logs+=("$hostfs/$i/console.log")
-done
-python3 "$REPO/scripts/userland_parts.py" record "$times" "${logs[@]}"
+if [ ${#programs[@]} -gt 0 ]; then
+	logs=()
+	for ((i = 0; i < parts; i++)); do
+		logs+=("$hostfs/$i/console.log")
+	done
+	python3 "$REPO/scripts/userland_parts.py" record "$times" "${logs[@]}" ||
+		say "userland: the programs' times were not recorded"
+fi
 
 problem='' verdict=crashed part_ktaps=()
 : >"$console"
@@ -92,6 +103,13 @@ for ((i = 0; i < parts; i++)); do
 done
 python3 "$REPO/scripts/ktap_merge.py" "$ktap" "${part_ktaps[@]}" ||
 	[ -n "$problem" ] || problem="a user-space boot wrote no KTAP plan (see $console)"
+# Every program of the initramfs has its result line (a boot whose init
+# left one out of its share would otherwise go unnoticed).
+for p in "${programs[@]}"; do
+	[ -n "$problem" ] && break
+	grep -Eq "^(not )?ok [0-9]+ $p( |\$)" "$ktap" ||
+		problem="$p has no result: no boot ran it (see $console)"
+done
 
 finish_user_layer "user space" "$ktap" userland "$RESULTS/userland-parsed.txt" "$console" \
 	"$verdict" "$problem" \

@@ -263,6 +263,24 @@ class UserlandParts(unittest.TestCase):
     def test_no_times_no_split(self):
         self.assertEqual(userland_parts.split({}, 2, ['a', 'b']), [])
 
+    def test_programs_of_no_time_do_not_pile_up_in_one_boot(self):
+        parts = userland_parts.split({'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.0}, 2,
+                                     ['a', 'b', 'c', 'd'])
+        self.assertEqual([len(p) for p in parts], [2, 2])
+
+    def test_more_boots_than_programs(self):
+        self.assertEqual(userland_parts.split({'a': 1.0}, 3, ['a']), [['a'], [], []])
+
+    def test_garbled_times_are_not_recorded(self):
+        times = userland_parts.record({}, ['kevent-init: a took . s\n'
+                                           'kevent-init: b took 1e9 s\n'])
+        self.assertEqual(times, {})
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'times')
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write('a nan\nb inf\nc -1\nd 0.5\ne\n')
+            self.assertEqual(userland_parts.read_times(path), {'d': 0.5})
+
 
 if __name__ == '__main__':
     unittest.main()

@@ -5,9 +5,9 @@
 init (userland/init.c) prints "kevent-init: PROG took S s" for each program
 it ran.  `record` keeps the latest time of each program in a file of
 "PROG SECONDS" lines; `split` deals the programs to N boots, the longest
-first, each to the boot with the least time so far (the programs without
-a recorded time count as the longest recorded one, so a new program does
-not crowd a boot unseen), and prints one line per boot: its programs, in
+first, each to the boot with the least time so far (a program without a
+recorded time counts as the longest recorded one, so a new program does
+not crowd a boot unseen; none counts as less than 0.1 s), and prints one line per boot: its programs, in
 name order, joined by commas (init's KEVENT_PROGRAMS).  With no time
 recorded at all it prints nothing: the boots then take runs of
 consecutive programs (init's KEVENT_PART).
@@ -16,10 +16,13 @@ Usage: userland_parts.py record TIMES CONSOLE_LOG...
        userland_parts.py split TIMES N PROGRAM...
 """
 
+import math
 import re
 import sys
 
-TOOK = re.compile(r'kevent-init: (\S+) took ([0-9.]+) s')
+# init's note("%s took %.1f s") (userland/init.c)
+TOOK = re.compile(r'kevent-init: (\S+) took (\d+\.\d) s')
+FLOOR = 0.1   # seconds: a program never counts as free
 
 
 def read_times(path):
@@ -31,9 +34,11 @@ def read_times(path):
                 words = line.split()
                 if len(words) == 2:
                     try:
-                        times[words[0]] = float(words[1])
+                        t = float(words[1])
                     except ValueError:
-                        pass
+                        continue
+                    if math.isfinite(t) and t >= 0:
+                        times[words[0]] = t
     except FileNotFoundError:
         pass
     return times
@@ -50,11 +55,11 @@ def record(times, logs):
 
 def split(times, n, programs):
     """@programs dealt to @n boots by @times; [] when no time is known."""
-    known = [times[p] for p in programs if p in times]
+    known = [max(times[p], FLOOR) for p in programs if p in times]
     if not known or n < 1:
         return []
     unknown = max(known)
-    cost = {p: times.get(p, unknown) for p in programs}
+    cost = {p: max(times.get(p, unknown), FLOOR) for p in programs}
     parts = [[] for _ in range(n)]
     load = [0.0] * n
     for p in sorted(programs, key=lambda p: (-cost[p], p)):

@@ -4,11 +4,10 @@
  *
  * Mounts /proc, /sys, /dev (devtmpfs), /tmp and debugfs (when the kernel
  * has it), brings loopback up, then runs every program in /tests in name
- * order.  Each program prints KTAP
- * (kselftest_harness); init nests it under one KTAP document, one subtest
- * per program, and writes it to a file on the host through hostfs (UML) or
- * to a serial port of its own (QEMU), a channel kernel messages cannot
- * garble.  A program that crashes, prints no result or outlives its
+ * order.  Each program prints KTAP (kselftest_harness); init nests it
+ * under one KTAP document, one subtest per program, and writes it to a
+ * file on the host through hostfs (UML) or to a serial port of its own
+ * (QEMU), a channel kernel messages cannot garble.  A program that crashes, prints no result or outlives its
  * timeout is "not ok".  Then init powers the machine off cleanly, so gcov
  * data is written.
  *
@@ -25,7 +24,7 @@
  *                              side; their documents are joined on the host
  *   KEVENT_PROGRAMS=a,b,...    run only these programs (in name order): the
  *                              host's choice of a boot's share, by the
- *                              times of an earlier run
+ *                              times of an earlier run (KEVENT_ONLY wins)
  *   KEVENT_SHELL=1             start a shell instead of the tests
  *   KEVENT_HOST=/host/dir      mounted on /host in that shell (hostfs)
  *   KEVENT_CMD="cmd args"     with KEVENT_SHELL: run this, then power off
