@@ -9,7 +9,7 @@
 # per CPU; 1 when USERLAND_ARGS chooses a program), each with its own
 # console log, KTAP file and gcov data.  scripts/userland_parts.py shares
 # the programs out by the time each took in earlier runs (init's
-# KEVENT_PROGRAMS; the times are kept in $RESULTS/userland-times.txt), so
+# KEVENT_PROGRAMS; kept in $RESULTS/userland-times-FLAVOUR.txt), so
 # the boots end together; with no times yet, boot i runs the i-th run of
 # consecutive programs (init's KEVENT_PART=i/n).  scripts/ktap_merge.py
 # joins the boots' KTAP, boot after boot, and the layer's console log is
@@ -39,7 +39,7 @@ fi
 if [ "$parts" -gt 1 ] && [ ${#programs[@]} -gt 0 ]; then
 	mapfile -t shares < <(python3 "$REPO/scripts/userland_parts.py" split \
 		"$times" "$parts" "${programs[@]}" ||
-		say "userland: no shares by time (userland_parts.py failed): consecutive runs")
+		say "userland: no shares by time (userland_parts.py failed): consecutive runs" >&2)
 	for ((i = 0; i < ${#shares[@]}; i++)); do
 		say "userland: boot $((i + 1)): ${shares[$i]//,/ }"
 	done
