@@ -105,6 +105,41 @@ config_stamped() {	# dir hash
 	[ -f "$1/.config" ] && [ "$(cat "$1/.kevent-config" 2>/dev/null)" = "$2" ]
 }
 
+# The files of the tree the harness writes: the overlay (prepare_tree.sh's
+# manifest) and what the patches and the guards touch.  Nothing else in
+# the tree changes after it is extracted.
+tree_files() {
+	{
+		cat "$TREE/.kevent-overlay"
+		cat "$REPO"/kernel/patches/*.patch "$REPO"/kernel/guards/*.patch |
+			sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p'
+	} | sort -u
+}
+
+# Those of tree_files newer than FILE, one per line; and whether the list
+# of tree_files is the one recorded in FILE (else a file was added or
+# removed: all count as changed, and the status is 1).
+tree_changed_since() {	# file
+	local f
+
+	[ -f "$1" ] && [ "$(tree_files | sha256sum)" = "$(cat "$1")" ] || return 1
+	while read -r f; do
+		[ "$TREE/$f" -nt "$1" ] && printf '%s\n' "$f"
+	done < <(tree_files)
+	return 0
+}
+
+# Record in FILE.new the list of tree_files, now; mark_tree_done FILE
+# after the work it marks has succeeded (FILE then has the time the work
+# began).
+mark_tree_begin() {	# file
+	rm -f "$1"
+	tree_files | sha256sum > "$1.new"
+}
+mark_tree_done() {	# file
+	mv "$1.new" "$1"
+}
+
 # The UML binary and the initramfs boot_initramfs needs, or a message.
 need_boot_files() {
 	[ -x "$UML" ] || die "no UML kernel at $UML: run ./run_tests.sh once first"
