@@ -31,13 +31,19 @@ clean=$LINT_BUILD/clean
 mkdir -p "$clean"
 tool=$(cat "$TREE/scripts/checkpatch.pl" "$TREE/scripts/spelling.txt" \
 	"$TREE/scripts/const_structs.checkpatch" "$0" | sha256sum | cut -c1-16)
-# A file's stamp: its path (checkpatch treats .h, .rst and uapi/ apart)
-# and its content.
-stamp_of() {	# file
-	printf '%s\n' "$1" | cat - "$REPO/$1" | sha256sum | cut -c1-32
+# A file's stamp: its content's hash and its path (checkpatch treats .h,
+# .rst and uapi/ apart), all hashed by one sha256sum.
+declare -A stamp_of=()
+stamps_of() {	# file...
+	local sum f
+
+	while read -r sum f; do
+		stamp_of[$f]=${sum:0:32}-${f//\//_}
+	done < <(cd "$REPO" && sha256sum -- "$@")
 }
+stamps_of "${sources[@]}"
 for f in "${sources[@]}"; do
-	stamp=$clean/checkpatch-$tool-$(stamp_of "$f")
+	stamp=$clean/checkpatch-$tool-${stamp_of[$f]}
 	[ -e "$stamp" ] && continue
 	if ! out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree --terse \
 		--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,ENOSYS -f "$REPO/$f" 2>&1); then
@@ -65,30 +71,42 @@ mkdir -p "$LINT_BUILD"
 want=$(config_hash)
 if ! config_stamped "$LINT_BUILD" "$want"; then
 	mapfile -t cfg < <(kunitconfig_args)
-	rm -f "$LINT_BUILD/.kevent-config"
+	rm -f "$LINT_BUILD/.kevent-config" "$LINT_BUILD/.kevent-w1"
 	python3 "$KUNIT_PY" config --arch um --build_dir "$LINT_BUILD" "${cfg[@]}" \
 		>"$LINT_BUILD/config.log" 2>&1 ||
 		die "kunit_tool could not configure $LINT_BUILD (see $LINT_BUILD/config.log)"
 	printf '%s\n' "$want" >"$LINT_BUILD/.kevent-config"
 fi
 # -Werror: an object that warned is not written, so the next run compiles
-# it (and reports it) again even when its source did not change.
-if ! out=$(make -s -C "$TREE" ARCH=um O="$LINT_BUILD" -j"$JOBS" W=1 KCFLAGS=-Werror \
-	   kernel/kevent/ 2>&1); then
-	finding "W=1 build of kernel/kevent/ failed"
-	printf '%s\n' "$out" >&2
-elif printf '%s\n' "$out" | grep -q 'warning:'; then
-	finding "compiler warnings at W=1 in kernel/kevent/"
-	printf '%s\n' "$out" >&2
+# it (and reports it) again even when its source did not change.  When no
+# file of the tree changed since it was last clean ($LINT_BUILD/.kevent-w1,
+# lib.sh's tree_changed_since), there is nothing to compile: make is not
+# run (its own checks cost about 4 s of CPU).
+w1=$LINT_BUILD/.kevent-w1
+if changed=$(tree_changed_since "$w1") && [ -z "$changed" ]; then
+	say "lint: W=1: no file of the tree changed since it was clean"
+else
+	mark_tree_begin "$w1"
+	if ! out=$(make -s -C "$TREE" ARCH=um O="$LINT_BUILD" -j"$JOBS" W=1 KCFLAGS=-Werror \
+		   kernel/kevent/ 2>&1); then
+		finding "W=1 build of kernel/kevent/ failed"
+		printf '%s\n' "$out" >&2
+	elif printf '%s\n' "$out" | grep -q 'warning:'; then
+		finding "compiler warnings at W=1 in kernel/kevent/"
+		printf '%s\n' "$out" >&2
+	else
+		mark_tree_done "$w1"
+	fi
 fi
 
 # 3. shellcheck on the harness.
 mapfile -t shells < <(cd "$REPO" && { ls run_tests.sh .ci/run 2>/dev/null || true; find scripts coverage userland -path coverage/html -prune -o -name '*.sh' -print; } | sort -u)
+stamps_of "${shells[@]}"
 # (sourced lib.sh counts: a script is checked again when it changes)
 lib=$({ shellcheck --version; cat "$REPO/scripts/lib.sh"; } | sha256sum | cut -c1-16)
 changed=() stamps=()
 for f in "${shells[@]}"; do
-	stamp=$clean/shellcheck-$lib-$(stamp_of "$f")
+	stamp=$clean/shellcheck-$lib-${stamp_of[$f]}
 	[ -e "$stamp" ] || { changed+=("$f"); stamps+=("$stamp"); }
 done
 if [ ${#changed[@]} -gt 0 ]; then
@@ -112,10 +130,15 @@ done
 # passed.
 # (coverage/html is pruned: capture.sh may be rewriting it meanwhile; the
 # modes count, as selftest.sh runs the scripts.)
-stamp=$clean/selftest-$(cd "$REPO" && find scripts coverage -path coverage/html -prune -o \
-	-type f ! -name '*.pyc' -printf '%m %p\n' | sort | while read -r mode f; do
-		printf '%s %s %s\n' "$mode" "$f" "$(sha256sum < "$f")"
-	done | { cat; python3 --version; } | sha256sum | cut -c1-32)
+selftest_inputs() {	# find's -printf format
+	find scripts coverage -path coverage/html -prune -o -type f ! -name '*.pyc' \
+		-printf "$1" | sort -z
+}
+stamp=$clean/selftest-$(cd "$REPO" && {
+	selftest_inputs '%m %p\0' | tr '\0' '\n'
+	selftest_inputs '%p\0' | xargs -0 sha256sum --
+	python3 --version
+} | sha256sum | cut -c1-32)
 if [ -e "$stamp" ]; then
 	say "selftest: unchanged since it passed"
 elif "$REPO/scripts/selftest.sh"; then
