@@ -81,7 +81,7 @@ TEST(pipe_on_an_inherited_fd)
 	 * later: the data and the hang-up are two events (written together,
 	 * they could come as one, and --count 2 would wait forever).
 	 */
-	ASSERT_EQ(0, run("{ sleep 0.1; echo hello; sleep 0.5; } | " WATCH
+	ASSERT_EQ(0, run("{ sleep 0.05; echo hello; sleep 0.25; } | " WATCH
 			 " --fd 0 --flags et --count 2 2>&1", out, sizeof(out)));
 	TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "POLL   fd 0"));
@@ -96,7 +96,7 @@ TEST(fifo_by_path)
 
 	unlink("/tmp/kw.fifo");
 	ASSERT_EQ(0, mkfifo("/tmp/kw.fifo", 0600));
-	ASSERT_EQ(0, run("(sleep 0.2; echo ping > /tmp/kw.fifo) & " WATCH
+	ASSERT_EQ(0, run("(sleep 0.1; echo ping > /tmp/kw.fifo) & " WATCH
 			 " --file /tmp/kw.fifo --events in --count 1 2>&1",
 			 out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "POLL   /tmp/kw.fifo"));
