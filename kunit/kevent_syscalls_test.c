@@ -419,11 +419,14 @@ static void ks_release(struct ks_holder *h)
 /*
  * kevent_ctl() copies user memory with no lock held: a bad pointer is
  * answered at once even while ctl_mutex is held elsewhere (as by a
- * ->poll that sleeps); a collector waiting for it ends at any signal,
- * and every caller waiting for ctl_mutex or ring_lock at a fatal one.
+ * ->poll that sleeps); so is a collector that finds nothing ready and
+ * does not wait (it takes no lock).  A collector waiting for ctl_mutex
+ * ends at any signal, and every caller waiting for ctl_mutex or
+ * ring_lock at a fatal one.
  */
 static void kevent_sys_mutex_waits_are_killable(struct kunit *test)
 {
+	struct kt_ctx *c = test->priv;
 	struct ks *s = ks(test);
 	struct kevent_ring __user *ring = (struct kevent_ring __user *)s->mem;
 	struct ukevent uk = ks_timer(1);
@@ -433,13 +436,19 @@ static void kevent_sys_mutex_waits_are_killable(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(s->fd, ring, 4), 0L);
 	ks_put(test, &s->mem[8], &uk, 1);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	/* Both held elsewhere, before any signal (kthread_run is killable). */
 	ks_hold(test, &h, &s->u->ctl_mutex);
 	ks_hold(test, &hr, &s->u->ring_lock);
 	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, 1,
 					     (void __user *)16), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kevent_sys_get_events(s->fd, 0, 1, 0, &s->mem[8], 0),
+			0L);
 	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
+	/* Ready now: the collectors below need ctl_mutex. */
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
 	/* A collector waiting for them ends at any signal, timeout 0 too. */
 	allow_signal(SIGUSR1);
 	send_sig(SIGUSR1, current, 0);
@@ -465,7 +474,8 @@ static void kevent_sys_mutex_waits_are_killable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctl, (long)-EINTR);
 	KUNIT_EXPECT_EQ(test, get, (long)-EINTR);
 	KUNIT_EXPECT_EQ(test, wait, (long)-EINTR);
-	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 1U);
 }
 
 /*

@@ -88,9 +88,10 @@
  * lock, outside st->lock; a watched file's release takes kf->mtx, then
  * the core's chain (see kevent_file.c).  Storage-list changes happen only
  * under the storage lock.  kevent_ctl() copies user memory with no lock
- * held; kevent_get_events() copies it after dropping ctl_mutex;
- * kevent_wait() writes the ring under ring_lock (its waiters are
- * killable).
+ * held; kevent_get_events() and kevent_wait() copy to it under ctl_mutex
+ * only with page faults disabled (a copy that needs a fault is made
+ * again after dropping ctl_mutex; kevent_wait() writes the ring under
+ * ring_lock, whose waiters are killable).
  */
 
 #define pr_fmt(fmt) "kevent: " fmt
@@ -392,9 +393,11 @@ static void __kevent_ready_del(struct kevent *k)
  * @max: at most this many
  *
  * One acquisition of the ready lock for the whole batch.  Called in
- * process context (interrupts on).
+ * process context (interrupts on) with the queue's ctl_mutex held, which
+ * keeps the kevents taken alive (their removal needs it): a caller that
+ * drops it before it is done with them takes references first.
  *
- * Return: how many were taken, each with a reference the caller drops.
+ * Return: how many were taken.
  */
 unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
 			       unsigned int max)
@@ -403,12 +406,12 @@ unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
 	struct kevent *k;
 
 	lockdep_assert_irqs_enabled();
+	lockdep_assert_held(&u->ctl_mutex);
 	spin_lock_irq(&u->ready_lock);
 	while (n < max &&
 	       (k = list_first_entry_or_null(&u->ready_list, struct kevent,
 					     ready_entry))) {
 		__kevent_ready_del(k);
-		refcount_inc(&k->refcnt);
 		ks[n++] = k;
 	}
 	spin_unlock_irq(&u->ready_lock);

@@ -15,18 +15,21 @@
  * kevent_ring_init() registers a user ring that kevent_wait() fills.
  *
  * Delivery works in batches of at most KEVENT_DELIVER_BATCH kevents.
- * Under ctl_mutex it takes the kevents off the ready list with a
- * reference (the whole batch under one acquisition of the ready lock),
- * lets each one's storage bring it up to date (->deliver: a timer's
- * missed periods, a file's re-check; a kevent found not ready is dropped
- * there), and snapshots its ukevent under its ulock (clearing the results
- * of ET kevents and the result data of all).  Then it copies the
- * snapshots with ctl_mutex dropped, in one copy_to_user()
- * (kevent_get_events()), or under ring_lock in at most two, up to the
+ * Under ctl_mutex it takes the kevents off the ready list (the whole
+ * batch under one acquisition of the ready lock), lets each one's storage
+ * bring it up to date (->deliver: a timer's missed periods, a file's
+ * re-check; a kevent found not ready is dropped there), and snapshots its
+ * ukevent under its ulock (clearing the results of ET kevents and the
+ * result data of all).  Then it copies the snapshots in one
+ * copy_to_user() (kevent_get_events()), or in at most two, up to the
  * ring's end and after the wrap (kevent_wait(), which then writes
- * ring_kidx).  A snapshot that could not be copied goes back: its
- * results are restored and its kevent returns to the head of the ready
- * list, so no event is lost to a fault.
+ * ring_kidx), still under ctl_mutex but with page faults disabled, so
+ * that no fault sleeps under it; ctl_mutex keeps the kevents alive.  Only
+ * a copy that needs a fault takes a reference on each kevent, drops
+ * ctl_mutex and copies again (the ring under ring_lock).  A snapshot that
+ * could not be copied then goes back: its results are restored and its
+ * kevent returns to the head of the ready list, so no event is lost to a
+ * fault.
  * A delivered ONESHOT or broken kevent is then removed: neither can be
  * reported again.
  *
@@ -469,6 +472,13 @@ struct kevent_batch {
 	struct ukevent	uk[KEVENT_DELIVER_BATCH];
 };
 
+/* Whether the snapshot @i of @b was the kevent's last word. */
+static bool kevent_batch_final(struct kevent_batch *b, unsigned int i)
+{
+	return b->uk[i].req_flags & KEVENT_REQ_ONESHOT ||
+	       b->uk[i].ret_flags & KEVENT_RET_BROKEN;
+}
+
 /*
  * Wait for @lock as a collector may: until a signal.  Another caller of
  * the same queue may hold ctl_mutex inside a file's ->poll that sleeps (a
@@ -483,24 +493,22 @@ static int kevent_collect_lock(struct mutex *lock)
 /*
  * Take up to @max ready kevents (at most KEVENT_DELIVER_BATCH) into @b:
  * each brought up to date by its storage and snapshotted for the copy.
- * Returns how many, 0 when none is ready, -EINTR on a signal while
- * waiting for ctl_mutex.
+ * Called with ctl_mutex held, which keeps them alive as long as it is
+ * held; the final ones (ONESHOT, broken), which the caller removes, get a
+ * reference each.  Returns how many, 0 when none is ready.
  */
-static int kevent_batch_take(struct kevent_user *u, struct kevent_batch *b,
-			     unsigned int max)
+static unsigned int kevent_batch_take(struct kevent_user *u,
+				      struct kevent_batch *b, unsigned int max)
 {
 	/* Kevents found not ready by ->deliver: at most this many per batch. */
 	unsigned int tries = 2 * KEVENT_DELIVER_BATCH;
 	unsigned int i, got, base;
 	struct kevent *k;
 	bool empty;
-	int ret;
 
+	lockdep_assert_held(&u->ctl_mutex);
 	max = min_t(unsigned int, max, KEVENT_DELIVER_BATCH);
 	b->n = 0;
-	ret = kevent_collect_lock(&u->ctl_mutex);
-	if (ret)
-		return ret;
 	/* The ready lock once per pass; the kevents land in b->k[b->n...]. */
 	while (b->n < max && tries &&
 	       (got = kevent_ready_take(u, b->k + b->n,
@@ -510,10 +518,8 @@ static int kevent_batch_take(struct kevent_user *u, struct kevent_batch *b,
 		base = b->n;
 		for (i = 0; i < got; i++) {
 			k = b->k[base + i];
-			if (kevent_deliver(k) <= 0) {
-				kevent_put(k);
+			if (kevent_deliver(k) <= 0)
 				continue;
-			}
 			spin_lock_irq(&k->ulock);
 			/*
 			 * Nothing to report: a notification queued it again
@@ -532,13 +538,55 @@ static int kevent_batch_take(struct kevent_user *u, struct kevent_batch *b,
 			}
 			spin_unlock_irq(&k->ulock);
 			if (empty)
-				kevent_put(k);
-			else
-				b->k[b->n++] = k;
+				continue;
+			/*
+			 * A final kevent is removed after the copy: the
+			 * reference keeps it for that even when the same
+			 * batch holds it twice (a timer re-armed by ->deliver
+			 * fires and is taken again; only non-final kevents
+			 * can, but the removal never relies on it).
+			 */
+			if (kevent_batch_final(b, b->n))
+				refcount_inc(&k->refcnt);
+			b->k[b->n++] = k;
 		}
 	}
-	mutex_unlock(&u->ctl_mutex);
 	return b->n;
+}
+
+/*
+ * The copy of @b is to be made with ctl_mutex dropped (it faulted with
+ * page faults disabled): every kevent of the batch gets the reference
+ * that the final ones already have.
+ */
+static void kevent_batch_hold(struct kevent_batch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->n; i++)
+		if (!kevent_batch_final(b, i))
+			refcount_inc(&b->k[i]->refcnt);
+}
+
+/*
+ * The whole of @b reached user memory with ctl_mutex held since it was
+ * taken: remove the final kevents, which nothing can have changed (MODIFY
+ * and removal need ctl_mutex), and drop their references.
+ */
+static void kevent_batch_done(struct kevent_user *u, struct kevent_batch *b)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&u->ctl_mutex);
+	for (i = 0; i < b->n; i++) {
+		struct kevent *k = b->k[i];
+
+		if (!kevent_batch_final(b, i))
+			continue;
+		if (k->in_tree && k->gen == b->gen[i])
+			kevent_remove(k, true);
+		kevent_put(k);
+	}
 }
 
 /*
@@ -563,13 +611,6 @@ static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk,
 	spin_unlock_irqrestore(&k->ulock, flags);
 	if (same)
 		kevent_ready_add(k, true);
-}
-
-/* Whether the snapshot @i of @b was the kevent's last word. */
-static bool kevent_batch_final(struct kevent_batch *b, unsigned int i)
-{
-	return b->uk[i].req_flags & KEVENT_REQ_ONESHOT ||
-	       b->uk[i].ret_flags & KEVENT_RET_BROKEN;
 }
 
 /*
@@ -611,43 +652,95 @@ static void kevent_batch_finish(struct kevent_user *u, struct kevent_batch *b,
 }
 
 /*
+ * Copy @len bytes to user memory without taking a page fault, under a lock
+ * that a fault must not sleep under.  Returns the bytes not copied: a page
+ * that is not there (or not writable yet) fails the copy, and the caller
+ * copies again with the lock dropped.
+ */
+static unsigned long kevent_copy_nofault(void __user *to, const void *from,
+					 unsigned long len)
+{
+	unsigned long left;
+
+	pagefault_disable();
+	left = copy_to_user(to, from, len);
+	pagefault_enable();
+	return left;
+}
+
+/*
  * Deliver up to @max ready kevents to @buf.  Returns how many were
  * copied; 0 when none was ready; -EFAULT when the first copy faulted (the
  * kevent stays ready), -EINTR on a signal while waiting for ctl_mutex.
+ *
+ * The batch is copied while ctl_mutex is still held, with page faults
+ * disabled (as epoll copies under ep->mtx, but it may take the fault): no
+ * reference, no second acquisition for a ONESHOT kevent.  Only when that
+ * copy faults are references taken, ctl_mutex dropped, and the batch
+ * copied again where a fault may sleep.
  */
 static long kevent_deliver_to_buf(struct kevent_user *u,
 				  struct ukevent __user *buf, unsigned int max)
 {
 	struct kevent_batch b;
+	unsigned long left = 0;
 	unsigned int copied;
-	unsigned long left;
-	int n;
+	unsigned int n;
 
+	if (kevent_collect_lock(&u->ctl_mutex))
+		return -EINTR;
 	n = kevent_batch_take(u, &b, max);
-	if (n <= 0)
-		return n;
-	left = copy_to_user(buf, b.uk, n * sizeof(b.uk[0]));
-	copied = n - DIV_ROUND_UP(left, sizeof(b.uk[0]));
-	kevent_batch_finish(u, &b, copied);
+	if (n) {
+		left = kevent_copy_nofault(buf, b.uk, n * sizeof(b.uk[0]));
+		if (!left)
+			kevent_batch_done(u, &b);
+		else
+			kevent_batch_hold(&b);
+	}
+	mutex_unlock(&u->ctl_mutex);
+	if (!n)
+		return 0;
+	copied = n;
+	if (left) {
+		left = copy_to_user(buf, b.uk, n * sizeof(b.uk[0]));
+		copied = n - DIV_ROUND_UP(left, sizeof(b.uk[0]));
+		kevent_batch_finish(u, &b, copied);
+	}
 	atomic_long_add(copied, &u->wait_num);
 	return copied ? (long)copied : -EFAULT;
 }
 
+static ktime_t kevent_deadline(u64 timeout)
+{
+	if (timeout > KTIME_MAX)
+		return KTIME_MAX;
+	return ktime_add_safe(ktime_get(), ns_to_ktime(timeout));
+}
+
 /*
- * Wait until at least @min_nr kevents are ready, @deadline passes or a
+ * Wait until at least @min_nr kevents are ready, *@deadline passes or a
  * signal comes.  Returns 0 (ready or not, the caller looks), -ETIME at the
- * deadline, -EINTR on a signal.
+ * deadline, -EINTR on a signal.  With enough kevents ready it returns at
+ * once, as ep_poll() does: no clock read, no wait entry, no timer.  The
+ * deadline (0: not set yet) is set from @timeout the first time the call
+ * has to wait.
  */
 static int kevent_wait_ready(struct kevent_user *u, unsigned int min_nr,
-			     u64 timeout, ktime_t deadline)
+			     u64 timeout, ktime_t *deadline)
 {
 	long ret;
 
+	if (kevent_user_ready_num(u) >= min_nr)
+		return 0;
 	if (timeout == KEVENT_WAIT_FOREVER) {
 		ret = wait_event_interruptible(u->wait,
 				kevent_user_ready_num(u) >= min_nr);
 	} else {
-		ktime_t left = ktime_sub(deadline, ktime_get());
+		ktime_t left;
+
+		if (!*deadline)
+			*deadline = kevent_deadline(timeout);
+		left = ktime_sub(*deadline, ktime_get());
 
 		if (ktime_compare(left, 0) <= 0)
 			return -ETIME;
@@ -657,13 +750,6 @@ static int kevent_wait_ready(struct kevent_user *u, unsigned int min_nr,
 	if (ret == -ERESTARTSYS)
 		return -EINTR;
 	return ret;
-}
-
-static ktime_t kevent_deadline(u64 timeout)
-{
-	if (timeout > KTIME_MAX)
-		return KTIME_MAX;
-	return ktime_add_safe(ktime_get(), ns_to_ktime(timeout));
 }
 
 /**
@@ -691,17 +777,20 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 			    struct ukevent __user *buf, bool nonblock)
 {
 	bool wait = timeout && !nonblock;
-	ktime_t deadline = wait ? kevent_deadline(timeout) : 0;
 	unsigned int num, limit;
+	ktime_t deadline = 0;
 	long ret;
 	int err;
 
 	for (;;) {
-		err = wait ? kevent_wait_ready(u, min_nr, timeout, deadline) : 0;
+		err = wait ? kevent_wait_ready(u, min_nr, timeout, &deadline) : 0;
 		if (err == -EINTR)
 			return err;
 
-		limit = min(max_nr, max(READ_ONCE(u->kevent_num), 1U));
+		/* Nothing ready: no lock taken (ep_events_available()). */
+		limit = 0;
+		if (kevent_user_ready_num(u))
+			limit = min(max_nr, max(READ_ONCE(u->kevent_num), 1U));
 		for (num = 0; num < limit; num += ret) {
 			ret = kevent_deliver_to_buf(u, buf + num, limit - num);
 			if (ret < 0 && !num)
@@ -759,47 +848,80 @@ long kevent_user_ring_init(struct kevent_user *u,
 }
 
 /*
+ * Write the snapshots of @b into the ring from *@kidx: one copy up to the
+ * ring's end, one after the wrap; then ring_kidx, when any was written.
+ * Returns how many were written (0 when ring_kidx could not be) and
+ * moves *@kidx past them.  Called with ring_lock held, and with page
+ * faults disabled when ctl_mutex is held too.
+ */
+static unsigned int kevent_ring_copy(struct kevent_user *u,
+				     struct kevent_batch *b, unsigned int *kidx)
+{
+	struct kevent_ring __user *ring = u->pring;
+	unsigned int i, run, k = *kidx;
+
+	for (i = 0; i < b->n; i += run) {
+		size_t len;
+		unsigned long left;
+
+		run = min_t(unsigned int, b->n - i, u->ring_size - k);
+		len = run * sizeof(b->uk[0]);
+		left = copy_to_user(&ring->event[k], &b->uk[i], len);
+		if (left) {
+			run -= DIV_ROUND_UP(left, sizeof(b->uk[0]));
+			i += run;
+			k += run;
+			break;
+		}
+		k += run;
+		if (k >= u->ring_size)
+			k = 0;
+	}
+	if (!i || put_user(k, &ring->ring_kidx))
+		return 0;
+	*kidx = k;
+	return i;
+}
+
+/*
  * Write up to @num ready kevents into the ring at u->kidx, then ring_kidx.
  * Called with ring_lock held.  A batch whose ring_kidx cannot be written
  * goes back to the ready list whole: the index the application reads and
- * the entries it finds always agree.  Returns the number written, 0 when
- * none was ready, -EFAULT when the first write faulted, -EINTR.
+ * the entries it finds always agree.  As kevent_deliver_to_buf(), a batch
+ * is written with ctl_mutex still held and page faults disabled, and
+ * again with ctl_mutex dropped only when that faulted.  Returns the
+ * number written, 0 when none was ready, -EFAULT when the first write
+ * faulted, -EINTR.
  */
 static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 {
-	struct kevent_ring __user *ring = u->pring;
 	unsigned int done = 0;
 	struct kevent_batch b;
 
 	lockdep_assert_held(&u->ring_lock);
 	while (done < num) {
-		unsigned int i, run, kidx = u->kidx;
-		int n = kevent_batch_take(u, &b, num - done);
+		unsigned int i = 0, n, kidx = u->kidx;
 
-		if (n < 0 && !done)
-			return n;
-		if (n <= 0)
-			break;
-		/* One copy up to the ring's end, one after the wrap. */
-		for (i = 0; i < n; i += run) {
-			unsigned long left;
-
-			run = min_t(unsigned int, n - i, u->ring_size - kidx);
-			left = copy_to_user(&ring->event[kidx], &b.uk[i],
-					    run * sizeof(b.uk[0]));
-			if (left) {
-				run -= DIV_ROUND_UP(left, sizeof(b.uk[0]));
-				i += run;
-				kidx += run;
-				break;
-			}
-			kidx += run;
-			if (kidx >= u->ring_size)
-				kidx = 0;
+		if (kevent_collect_lock(&u->ctl_mutex))
+			return done ? (long)done : -EINTR;
+		n = kevent_batch_take(u, &b, num - done);
+		if (n) {
+			pagefault_disable();
+			i = kevent_ring_copy(u, &b, &kidx);
+			pagefault_enable();
+			if (i == n)
+				kevent_batch_done(u, &b);
+			else
+				kevent_batch_hold(&b);
 		}
-		if (i && put_user(kidx, &ring->ring_kidx))
-			i = 0;
-		kevent_batch_finish(u, &b, i);
+		mutex_unlock(&u->ctl_mutex);
+		if (!n)
+			break;
+		if (i < n) {
+			kidx = u->kidx;
+			i = kevent_ring_copy(u, &b, &kidx);
+			kevent_batch_finish(u, &b, i);
+		}
 		if (i)
 			u->kidx = kidx;
 		done += i;
@@ -831,7 +953,7 @@ long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 		      bool nonblock)
 {
 	bool wait = timeout && !nonblock;
-	ktime_t deadline = wait ? kevent_deadline(timeout) : 0;
+	ktime_t deadline = 0;
 	bool first = true;
 	long ret;
 	int err;
@@ -844,7 +966,7 @@ long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 		 * that is what a wait would do, and the ring's checks take
 		 * the same lock as the fill.
 		 */
-		err = wait && !first ? kevent_wait_ready(u, 1, timeout, deadline) : 0;
+		err = wait && !first ? kevent_wait_ready(u, 1, timeout, &deadline) : 0;
 		if (err == -EINTR)
 			return err;
 

@@ -84,7 +84,8 @@ struct kevent_callbacks {
  * struct kevent - one event of interest in one queue
  * @event: the request and its results, protected by @ulock.
  * @ulock: protects @event; nests inside the storage lock.
- * @refcnt: one for the queue's tree, one per delivery in progress.
+ * @refcnt: one for the queue's tree, one per delivery in progress that
+ *          dropped the queue's ctl_mutex or removes the kevent.
  * @kevent_node: entry in the queue's tree, keyed by (type, id).
  * @storage_entry: entry in @st->list while @on_storage.
  * @ready_entry: entry in the queue's ready list while @on_ready.
