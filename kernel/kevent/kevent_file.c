@@ -81,47 +81,60 @@
 /* &kevent_storage.data of a wake-up that carried no poll mask. */
 #define KEVENT_FILE_NOKEY	ULONG_MAX
 
-/* One wait entry on one of the file's wait queues. */
+/* A wait entry on the file's second or a later wait queue. */
 struct kevent_pwq {
 	wait_queue_entry_t	wait;
-	wait_queue_head_t	*whead;
 	struct kevent_file	*kf;
+	wait_queue_head_t	*whead;
 	struct list_head	link;
 };
 
 /**
  * struct kevent_file - a file watched as one type
- * @pwq0: the first wait entry, embedded: most files have one wait queue,
- *        and a wake-up then reads the entry, the storage and its lock from
- *        one object; further ones are allocated
+ * @wait: the wait entry on the file's first wait queue (most files have
+ *        one; the entries on the others are allocated, @pwqs); its
+ *        ->private holds the storage's ops (see below); its ->func is
+ *        NULL while it is not on a queue
  * @st: the storage the kevents attach to
- * @node: on @file->f_kevent, under @file->f_lock, while hooked
+ * @whead: the wait queue of @wait; NULL when it went away (POLLFREE)
  * @file: the file, not pinned; NULL once unhooked; @mtx
- * @type: KEVENT_POLL or KEVENT_SOCKET
  * @stale: a wait queue went away (POLLFREE): no new kevents attach
+ * @type: KEVENT_POLL or KEVENT_SOCKET
  * @ref: see "Lifetimes" above
  * @users: kevents attached by ->enqueue, not yet dequeued; @mtx
+ * @node: on @file->f_kevent, under @file->f_lock, while hooked
  * @mtx: serialises hooking, unhooking and @users
- * @ops: the storage's file check, event mapping and readiness
  * @pt: the poll table that registers the wait entries
- * @pwqs: the wait entries, @pwq0 first when it is in use
+ * @pwqs: the allocated wait entries
  * @pt_err: -ENOMEM when a wait entry could not be allocated
+ *
+ * A wake-up on the first wait queue reads one cache line of the origin
+ * (without lock debugging): @wait, which the waker reads first, the
+ * storage's ops (the storage's file check, event mapping and readiness)
+ * in @wait.private, and the storage's lock, event, data and list head,
+ * 64 bytes from the start of the kmalloc-256 object.  The rest is for
+ * hooking, lookups and lifetimes.
  */
 struct kevent_file {
-	struct kevent_pwq		pwq0;
+	wait_queue_entry_t		wait;
 	struct kevent_storage		st;
-	struct hlist_node		node;
+	wait_queue_head_t		*whead;
 	struct file			*file;
-	u32				type;
 	bool				stale;
+	u32				type;
 	refcount_t			ref;
 	unsigned int			users;
+	struct hlist_node		node;
 	struct mutex			mtx;
-	const struct kevent_file_ops	*ops;
 	poll_table			pt;
 	struct list_head		pwqs;
 	int				pt_err;
 };
+
+static const struct kevent_file_ops *kevent_file_ops(struct kevent_file *kf)
+{
+	return kf->wait.private;
+}
 
 static void kevent_file_put(struct kevent_file *kf)
 {
@@ -132,7 +145,7 @@ static void kevent_file_put(struct kevent_file *kf)
 /* Pass @mask to the origin's kevents.  Atomic context. */
 static void kevent_file_notify(struct kevent_file *kf, __poll_t mask)
 {
-	u32 event = kf->ops->event(mask);
+	u32 event = kevent_file_ops(kf)->event(mask);
 
 	if (mask & (EPOLLERR | EPOLLHUP))
 		event = KEVENT_MASK_ALL;
@@ -141,11 +154,10 @@ static void kevent_file_notify(struct kevent_file *kf, __poll_t mask)
 					  (__force unsigned long)mask);
 }
 
-static int kevent_file_wake(wait_queue_entry_t *wait, unsigned int mode,
-			    int sync, void *key)
+/* A wake-up of @wait, an entry of @kf on the wait queue *@whead. */
+static int kevent_file_woken(struct kevent_file *kf, wait_queue_entry_t *wait,
+			     wait_queue_head_t **whead, void *key)
 {
-	struct kevent_pwq *pwq = container_of(wait, struct kevent_pwq, wait);
-	struct kevent_file *kf = pwq->kf;
 	__poll_t mask = key_to_poll(key);
 
 	if (!mask) {
@@ -159,52 +171,86 @@ static int kevent_file_wake(wait_queue_entry_t *wait, unsigned int mode,
 		/* The head is being freed (its hang-up is passed on above). */
 		WRITE_ONCE(kf->stale, true);
 		list_del_init(&wait->entry);
-		/* Pairs with the acquire in kevent_file_unhook_waits(). */
-		smp_store_release(&pwq->whead, NULL);
+		/* Pairs with the acquire in kevent_file_unhook_wait(). */
+		smp_store_release(whead, NULL);
 	}
 	return 0;
+}
+
+/* The wake function of the embedded entry. */
+static int kevent_file_wake(wait_queue_entry_t *wait, unsigned int mode,
+			    int sync, void *key)
+{
+	struct kevent_file *kf = container_of(wait, struct kevent_file, wait);
+
+	return kevent_file_woken(kf, wait, &kf->whead, key);
+}
+
+/* The wake function of an allocated entry. */
+static int kevent_file_wake_pwq(wait_queue_entry_t *wait, unsigned int mode,
+				int sync, void *key)
+{
+	struct kevent_pwq *pwq = container_of(wait, struct kevent_pwq, wait);
+
+	return kevent_file_woken(pwq->kf, wait, &pwq->whead, key);
 }
 
 static void kevent_file_queue_proc(struct file *file, wait_queue_head_t *whead,
 				   poll_table *pt)
 {
 	struct kevent_file *kf = container_of(pt, struct kevent_file, pt);
-	struct kevent_pwq *pwq = &kf->pwq0;
+	const struct kevent_file_ops *ops = kevent_file_ops(kf);
+	struct kevent_pwq *pwq;
 
-	/* The first entry is the embedded one, the others are allocated. */
-	if (pwq->kf) {
-		pwq = kzalloc(sizeof(*pwq), KEVENT_GFP);
-		if (!pwq) {
-			kf->pt_err = -ENOMEM;
-			return;
-		}
+	/* The first wait queue gets the embedded entry. */
+	if (!kf->wait.func) {
+		init_waitqueue_func_entry(&kf->wait, kevent_file_wake);
+		kf->wait.private = (void *)ops;
+		kf->whead = whead;
+		add_wait_queue(whead, &kf->wait);
+		return;
 	}
-	init_waitqueue_func_entry(&pwq->wait, kevent_file_wake);
+	pwq = kzalloc(sizeof(*pwq), KEVENT_GFP);
+	if (!pwq) {
+		kf->pt_err = -ENOMEM;
+		return;
+	}
+	init_waitqueue_func_entry(&pwq->wait, kevent_file_wake_pwq);
 	pwq->whead = whead;
 	pwq->kf = kf;
 	list_add_tail(&pwq->link, &kf->pwqs);
 	add_wait_queue(whead, &pwq->wait);
 }
 
-/* Remove the wait entries; the file is alive.  No wake-up runs after. */
+/* Take @wait off its wait queue *@whead, unless POLLFREE took it off. */
+static void kevent_file_unhook_wait(wait_queue_entry_t *wait,
+				    wait_queue_head_t **whead)
+{
+	wait_queue_head_t *head;
+
+	/* A POLLFREE head may be going: RCU keeps it until we look. */
+	rcu_read_lock();
+	/* Pairs with the release in kevent_file_woken(). */
+	head = smp_load_acquire(whead);
+	if (head)
+		remove_wait_queue(head, wait);
+	rcu_read_unlock();
+}
+
+/*
+ * Remove the wait entries; the file is alive.  No wake-up runs after.
+ * The embedded entry goes with @kf, the others are freed here.
+ */
 static void kevent_file_unhook_waits(struct kevent_file *kf)
 {
 	struct kevent_pwq *pwq, *n;
 
+	if (kf->wait.func)
+		kevent_file_unhook_wait(&kf->wait, &kf->whead);
 	list_for_each_entry_safe(pwq, n, &kf->pwqs, link) {
-		wait_queue_head_t *whead;
-
-		/* A POLLFREE head may be going: RCU keeps it until we look. */
-		rcu_read_lock();
-		/* Pairs with the release in kevent_file_wake(). */
-		whead = smp_load_acquire(&pwq->whead);
-		if (whead)
-			remove_wait_queue(whead, &pwq->wait);
-		rcu_read_unlock();
+		kevent_file_unhook_wait(&pwq->wait, &pwq->whead);
 		list_del(&pwq->link);
-		/* The embedded entry goes with @kf. */
-		if (pwq != &kf->pwq0)
-			kfree(pwq);
+		kfree(pwq);
 	}
 }
 
@@ -242,7 +288,8 @@ static struct kevent_file *kevent_file_create(struct file *file, u32 type,
 	kf->type = type;
 	refcount_set(&kf->ref, 1);
 	mutex_init(&kf->mtx);
-	kf->ops = ops;
+	/* Also for a file with no wait queue: the callbacks read them. */
+	kf->wait.private = (void *)ops;
 	INIT_LIST_HEAD(&kf->pwqs);
 
 	init_poll_funcptr(&kf->pt, kevent_file_queue_proc);
@@ -428,7 +475,20 @@ int kevent_file_callback(struct kevent *k)
 
 	if (!kf->st.event || kf->st.data == KEVENT_FILE_NOKEY)
 		return KEVENT_RECHECK;
-	return kf->ops->ready(k, kf->file, (__force __poll_t)kf->st.data);
+	return kevent_file_ops(kf)->ready(k, (__force __poll_t)kf->st.data);
+}
+
+/**
+ * kevent_file_of() - the file a kevent of a file storage watches
+ * @k: the kevent, in its storage's ->ready (the file is hooked, so alive)
+ *
+ * Return: the file.
+ */
+struct file *kevent_file_of(struct kevent *k)
+{
+	struct kevent_file *kf = k->priv;
+
+	return kf->file;
 }
 
 /**

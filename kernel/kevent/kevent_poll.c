@@ -33,8 +33,7 @@ static u32 kevent_poll_event(__poll_t mask)
 }
 
 /* The bits of @mask that @k reports, added to its ready mask. */
-static int kevent_poll_ready(struct kevent *k, struct file *file,
-			     __poll_t mask)
+static int kevent_poll_ready(struct kevent *k, __poll_t mask)
 {
 	u32 ready = (__force u32)mask & (k->event.event | POLLERR | POLLHUP);
 

@@ -47,13 +47,13 @@ static u32 kevent_socket_event(__poll_t mask)
 }
 
 /* >0 ready, 0 not, <0 broken (ret_data[1] set). */
-static int kevent_socket_ready(struct kevent *k, struct file *file,
-			       __poll_t mask)
+static int kevent_socket_ready(struct kevent *k, __poll_t mask)
 {
 	u32 ready;
 
 	if (mask & (EPOLLERR | EPOLLHUP)) {
-		int err = READ_ONCE(sock_from_file(file)->sk->sk_err);
+		struct socket *sock = sock_from_file(kevent_file_of(k));
+		int err = READ_ONCE(sock->sk->sk_err);
 
 		k->event.ret_data[1] = err ? -err : -EPIPE;
 		return -1;

@@ -8,8 +8,6 @@
 
 /**
  * struct kevent_storage - the kevents watching one origin
- * @origin: the object the events come from (a timer, a file, a socket).
- * @list: the kevents attached to this origin, linked by storage_entry.
  * @lock: protects @list and the attachment of each kevent on it; the
  *        readiness callbacks of the kevents run under it.
  * @event: the event bits of the notification being passed to the callbacks
@@ -17,15 +15,19 @@
  *         on its own (after MODIFY).  Read by ->callback under @lock.
  * @data: the storage's own word for that notification (e.g. the poll mask
  *        of a wake-up), from kevent_storage_ready_data(); 0 otherwise.
+ * @list: the kevents attached to this origin, linked by storage_entry.
+ * @origin: the object the events come from (a timer, a file, a socket).
  * @dead: kevent_storage_fini() ran: the origin is gone, no kevent attaches
  *        any more.  Protected by @lock.
+ *
+ * A notification reads and writes the first 32 bytes (@lock to @list).
  */
 struct kevent_storage {
-	void			*origin;
-	struct list_head	list;
 	spinlock_t		lock;
 	u32			event;
 	unsigned long		data;
+	struct list_head	list;
+	void			*origin;
 	bool			dead;
 };
 
