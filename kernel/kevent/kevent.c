@@ -147,26 +147,16 @@ int kevent_deliver(struct kevent *k)
 }
 
 /**
- * kevent_take_recheck() - whether a kevent was queued for a re-check
- * @k: the kevent
+ * __kevent_take_recheck() - the locked part of kevent_take_recheck()
+ * @k: the kevent, whose re-check flag was seen set
  *
- * For ->deliver: true (once) when a notification answered KEVENT_RECHECK
- * since the kevent was last delivered, or MODIFY asked for a re-check.
- *
- * Return: true when the storage must look at its origin again.
+ * Return: true (once) when the storage must look at its origin again.
  */
-bool kevent_take_recheck(struct kevent *k)
+bool __kevent_take_recheck(struct kevent *k)
 {
 	unsigned long flags;
 	bool recheck;
 
-	/*
-	 * Most deliveries have nothing to re-check.  A notification that sets
-	 * the flag after this read also queues the kevent again, so the
-	 * re-check comes with that delivery.
-	 */
-	if (!READ_ONCE(k->recheck))
-		return false;
 	spin_lock_irqsave(&k->ulock, flags);
 	recheck = k->recheck;
 	WRITE_ONCE(k->recheck, false);

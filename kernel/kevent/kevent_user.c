@@ -514,13 +514,22 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 	       (got = kevent_ready_take(u, b->k + b->n,
 					min(max - b->n, tries))) > 0) {
 		tries -= got;
-		/* Kept ones move down to b->n, which never passes base + i. */
 		base = b->n;
+		/*
+		 * ->deliver may sleep: it runs for the whole pass first, then
+		 * the snapshots are taken under one irq-off section.  Those
+		 * found not ready are dropped here.
+		 */
+		for (i = 0; i < got; i++)
+			if (kevent_deliver(b->k[base + i]) <= 0)
+				b->k[base + i] = NULL;
+		/* Kept ones move down to b->n, which never passes base + i. */
+		local_irq_disable();
 		for (i = 0; i < got; i++) {
 			k = b->k[base + i];
-			if (kevent_deliver(k) <= 0)
+			if (!k)
 				continue;
-			spin_lock_irq(&k->ulock);
+			spin_lock(&k->ulock);
 			/*
 			 * Nothing to report: a notification queued it again
 			 * after a delivery that took its results (between the
@@ -536,7 +545,7 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 				k->event.ret_data[0] = 0;
 				k->event.ret_data[1] = 0;
 			}
-			spin_unlock_irq(&k->ulock);
+			spin_unlock(&k->ulock);
 			if (empty)
 				continue;
 			/*
@@ -550,6 +559,7 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 				refcount_inc(&k->refcnt);
 			b->k[b->n++] = k;
 		}
+		local_irq_enable();
 	}
 	return b->n;
 }

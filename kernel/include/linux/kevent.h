@@ -126,7 +126,7 @@ struct kevent {
 int kevent_add_callbacks(const struct kevent_callbacks *cb, int pos);
 void kevent_remove_callbacks(int pos);
 int kevent_break(struct kevent *k);
-bool kevent_take_recheck(struct kevent *k);
+bool __kevent_take_recheck(struct kevent *k);
 void kevent_storage_ready(struct kevent_storage *st,
 			  kevent_callback_t ready_callback, u32 event);
 void kevent_storage_ready_data(struct kevent_storage *st, u32 event,
@@ -137,6 +137,26 @@ void kevent_storage_init(void *origin, struct kevent_storage *st);
 void kevent_storage_fini(struct kevent_storage *st, int err);
 int kevent_storage_enqueue(struct kevent_storage *st, struct kevent *k);
 void kevent_storage_dequeue(struct kevent_storage *st, struct kevent *k);
+
+/**
+ * kevent_take_recheck() - whether a kevent was queued for a re-check
+ * @k: the kevent
+ *
+ * For ->deliver: true (once) when a notification answered KEVENT_RECHECK
+ * since the kevent was last delivered, or MODIFY asked for a re-check.
+ * Inline, without a lock, for the common answer: most deliveries have
+ * nothing to re-check.  A notification that sets the flag after this
+ * read also queues the kevent again, so the re-check comes with that
+ * delivery.
+ *
+ * Return: true when the storage must look at its origin again.
+ */
+static inline bool kevent_take_recheck(struct kevent *k)
+{
+	if (!READ_ONCE(k->recheck))
+		return false;
+	return __kevent_take_recheck(k);
+}
 
 /*
  * The file storages do not pin the files they watch: __fput() calls this,
