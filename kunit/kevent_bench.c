@@ -29,6 +29,10 @@
  *   # bench: shape=pipes reader=R N=.. K=.. ns_per_event=median min=.. max=..
  *     notify_ns=.. collect_ns=.. reps=..
  * (ns per event; notify_ns and collect_ns are the medians of the split).
+ *
+ * What a case creates (fds, pipes, queues) is released by KUnit actions
+ * (kunit_add_action()), so a failed assertion mid-benchmark leaks none of
+ * it; the user memory comes from kunit_vm_mmap(), which KUnit unmaps.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -125,15 +129,36 @@ static void bench_nofile(void)
 	task_unlock(current->group_leader);
 }
 
-static void bench_close_fd(int fd)
+/*
+ * The action that closes an fd of the KUnit thread (@ctx: the fd).  The
+ * kthreads share one fd table, so KUnit's cleanup thread may run it.
+ */
+static void bench_close_fd_action(void *ctx)
 {
-	close_fd(fd);
+	close_fd((unsigned long)ctx);
 	/* A kthread's last fput is deferred: release the queue now. */
 	flush_delayed_fput();
 }
 
-static void bench_pipes_free(struct bench_pipes *p)
+/* @fd (>= 0) is closed when the case ends, however it ends. */
+static void bench_own_fd(struct kunit *test, int fd)
 {
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+			bench_close_fd_action, (void *)(unsigned long)fd));
+}
+
+/* Close an fd of bench_own_fd() now. */
+static void bench_close_fd(struct kunit *test, int fd)
+{
+	kunit_release_action(test, bench_close_fd_action,
+			     (void *)(unsigned long)fd);
+}
+
+/* The action that frees the pipes created so far (@ctx: the bench_pipes). */
+static void bench_pipes_free(void *ctx)
+{
+	struct bench_pipes *p = ctx;
 	unsigned int i;
 
 	for (i = 0; i < p->n; i++) {
@@ -145,6 +170,7 @@ static void bench_pipes_free(struct bench_pipes *p)
 	kvfree(p->rfd);
 	kvfree(p->rfile);
 	kvfree(p->wfile);
+	p->n = 0;
 }
 
 static void bench_pipes_create(struct kunit *test, struct bench_pipes *p,
@@ -158,6 +184,8 @@ static void bench_pipes_create(struct kunit *test, struct bench_pipes *p,
 	p->rfd = kvcalloc(n, sizeof(*p->rfd), GFP_KERNEL);
 	p->rfile = kvcalloc(n, sizeof(*p->rfile), GFP_KERNEL);
 	p->wfile = kvcalloc(n, sizeof(*p->wfile), GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+			bench_pipes_free, p));
 	KUNIT_ASSERT_TRUE(test, p->rfd && p->rfile && p->wfile);
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, 0, create_pipe_files(res, O_NONBLOCK));
@@ -190,7 +218,7 @@ static void bench_watch(struct bench *b, struct bench_pipes *p)
 
 	if (b->reader == R_EPOLL_ET || b->reader == R_EPOLL_LT) {
 		b->qfd = sys_epoll_create1(0);
-		KUNIT_ASSERT_GE(test, b->qfd, 0);
+		bench_own_fd(test, b->qfd);
 		for (i = 0; i < p->n; i++) {
 			struct epoll_event ev = {
 				.events = EPOLLIN |
@@ -204,7 +232,7 @@ static void bench_watch(struct bench *b, struct bench_pipes *p)
 		return;
 	}
 	b->qfd = kevent_user_getfd(0);
-	KUNIT_ASSERT_GE(test, b->qfd, 0);
+	bench_own_fd(test, b->qfd);
 	for (i = 0; i < p->n; i += n) {
 		n = min_t(unsigned int, p->n - i, BENCH_CTL);
 		memset(uk, 0, sizeof(uk));
@@ -375,9 +403,10 @@ static void bench_pipes(struct kunit *test)
 			continue;
 		bench_pipes_k(test, bs, ps, k);
 	}
+	/* Each queue before its pipes, as at a failed assertion. */
 	for (r = 0; r < R_NR; r++) {
-		bench_close_fd(bs[r].qfd);
-		bench_pipes_free(&ps[r]);
+		bench_close_fd(test, bs[r].qfd);
+		kunit_release_action(test, bench_pipes_free, &ps[r]);
 	}
 }
 
@@ -408,7 +437,7 @@ static void bench_timers_kevent(struct bench *b, unsigned int t)
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);	/* 1.2 KiB */
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	b->qfd = kevent_user_getfd(0);
-	KUNIT_ASSERT_GE(test, b->qfd, 0);
+	bench_own_fd(test, b->qfd);
 	for (i = 0; i < t; i += n) {
 		n = min_t(unsigned int, t - i, BENCH_CTL);
 		memset(uk, 0, sizeof(uk));
@@ -432,7 +461,7 @@ static void bench_timers_kevent(struct bench *b, unsigned int t)
 			f->total[i - 1] = f->collect[i - 1] = div64_u64(ns * 10, t);
 	}
 	bench_report(test, "timers", "kevent_get_events", t, t, f);
-	bench_close_fd(b->qfd);
+	bench_close_fd(test, b->qfd);
 }
 
 static void bench_timers_timerfd(struct bench *b, unsigned int t)
@@ -455,13 +484,13 @@ static void bench_timers_timerfd(struct bench *b, unsigned int t)
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, tfd && f);
 	b->qfd = sys_epoll_create1(0);
-	KUNIT_ASSERT_GE(test, b->qfd, 0);
+	bench_own_fd(test, b->qfd);
 	bench_copy_out(test, its_u, &its, sizeof(its));
 	for (i = 0; i < t; i++) {
 		struct epoll_event ev = { .events = EPOLLIN, .data = i };
 
 		tfd[i] = sys_timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
-		KUNIT_ASSERT_GE(test, tfd[i], 0);
+		bench_own_fd(test, tfd[i]);
 		KUNIT_ASSERT_EQ(test, 0, do_epoll_ctl(b->qfd, EPOLL_CTL_ADD,
 						      tfd[i], &ev, false));
 		KUNIT_ASSERT_EQ(test, 0L, sys_timerfd_settime(tfd[i], 0, its_u, NULL));
@@ -485,8 +514,8 @@ static void bench_timers_timerfd(struct bench *b, unsigned int t)
 	}
 	bench_report(test, "timers", "timerfd_epoll_read", t, t, f);
 	for (i = 0; i < t; i++)
-		close_fd(tfd[i]);
-	bench_close_fd(b->qfd);
+		bench_close_fd(test, tfd[i]);
+	bench_close_fd(test, b->qfd);
 }
 
 /* T periodic timers fired, collected: kevent against timerfds. */
