@@ -196,6 +196,7 @@ int kevent_add_callbacks(const struct kevent_callbacks *cb, int pos)
 	p->dequeue = cb->dequeue ? cb->dequeue : kevent_break;
 	p->callback = cb->callback ? cb->callback : kevent_break;
 	p->deliver = cb->deliver;
+	p->deliver_on_recheck = cb->deliver_on_recheck;
 	p->events = cb->events;
 	spin_unlock(&kevent_callbacks_lock);
 	return 0;
@@ -383,9 +384,10 @@ static void __kevent_ready_del(struct kevent *k)
  * @max: at most this many
  *
  * One acquisition of the ready lock for the whole batch.  Called in
- * process context (interrupts on) with the queue's ctl_mutex held, which
- * keeps the kevents taken alive (their removal needs it): a caller that
- * drops it before it is done with them takes references first.
+ * process context with interrupts disabled (the caller snapshots kevents
+ * in the same section) and the queue's ctl_mutex held, which keeps the
+ * kevents taken alive (their removal needs it): a caller that drops it
+ * before it is done with them takes references first.
  *
  * Return: how many were taken.
  */
@@ -395,16 +397,16 @@ unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
 	unsigned int n = 0;
 	struct kevent *k;
 
-	lockdep_assert_irqs_enabled();
+	lockdep_assert_irqs_disabled();
 	lockdep_assert_held(&u->ctl_mutex);
-	spin_lock_irq(&u->ready_lock);
+	spin_lock(&u->ready_lock);
 	while (n < max &&
 	       (k = list_first_entry_or_null(&u->ready_list, struct kevent,
 					     ready_entry))) {
 		__kevent_ready_del(k);
 		ks[n++] = k;
 	}
-	spin_unlock_irq(&u->ready_lock);
+	spin_unlock(&u->ready_lock);
 	return n;
 }
 

@@ -574,6 +574,7 @@ int __init kevent_file_register(int type, const struct kevent_file_ops *ops)
 		.dequeue	= kevent_file_dequeue,
 		.deliver	= kevent_file_deliver,
 		.events		= ops->events,
+		.deliver_on_recheck = true,
 	};
 
 	if (type < 0 || type >= KEVENT_NR_TYPES)

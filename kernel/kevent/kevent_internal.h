@@ -67,6 +67,20 @@ int kevent_dequeue(struct kevent *k);
 int kevent_deliver(struct kevent *k);
 int kevent_modify(struct kevent *k, u32 event, u32 req_flags);
 
+/**
+ * kevent_deliver_needed() - whether kevent_deliver() has work for a kevent
+ * @k: a kevent taken off the ready list
+ *
+ * Return: false when its storage has no ->deliver, or has one only for
+ * re-checks and @k was not queued for one: delivery then needs no call
+ * that may sleep.
+ */
+static inline bool kevent_deliver_needed(struct kevent *k)
+{
+	return k->callbacks.deliver &&
+	       (!k->callbacks.deliver_on_recheck || READ_ONCE(k->recheck));
+}
+
 /* The ready list (kevent.c): the only code that changes its membership. */
 bool kevent_ready_add(struct kevent *k, bool head);
 unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,

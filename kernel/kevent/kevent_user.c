@@ -491,11 +491,46 @@ static int kevent_collect_lock(struct mutex *lock)
 }
 
 /*
+ * Snapshot @k into slot @i of @b for the copy, under its ulock (interrupts
+ * are off): clear the results of an ET kevent and the result data of all.
+ * Returns false when there is nothing to report: a notification queued it
+ * again after a delivery that took its results (between the take and the
+ * snapshot of that delivery).
+ */
+static bool kevent_snapshot(struct kevent_batch *b, unsigned int i,
+			    struct kevent *k)
+{
+	bool empty;
+
+	lockdep_assert_irqs_disabled();
+	spin_lock(&k->ulock);
+	empty = !(k->event.ret_flags & (KEVENT_RET_DONE | KEVENT_RET_BROKEN));
+	if (!empty) {
+		b->uk[i] = k->event;
+		b->gen[i] = k->gen;
+		if (k->event.req_flags & KEVENT_REQ_ET)
+			k->event.ret_flags = 0;
+		k->event.ret_data[0] = 0;
+		k->event.ret_data[1] = 0;
+	}
+	spin_unlock(&k->ulock);
+	return !empty;
+}
+
+/*
  * Take up to @max ready kevents (at most KEVENT_DELIVER_BATCH) into @b:
  * each brought up to date by its storage and snapshotted for the copy.
  * Called with ctl_mutex held, which keeps them alive as long as it is
  * held; the final ones (ONESHOT, broken), which the caller removes, get a
  * reference each.  Returns how many, 0 when none is ready.
+ *
+ * A pass takes kevents off the ready list and snapshots them under one
+ * irq-off section.  Only a kevent whose storage has work in ->deliver (a
+ * timer, a file's re-check), which may sleep, waits for the end of that
+ * section; it is snapshotted after its ->deliver, in a second section.
+ * A notification may add results between a kevent's ->deliver and its
+ * snapshot, as at any time before it: the snapshot takes what is there.
+ * The kevents keep the ready list's order.
  */
 static unsigned int kevent_batch_take(struct kevent_user *u,
 				      struct kevent_batch *b, unsigned int max)
@@ -503,51 +538,53 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 	/* Kevents found not ready by ->deliver: at most this many per batch. */
 	unsigned int tries = 2 * KEVENT_DELIVER_BATCH;
 	unsigned int i, got, base;
+	unsigned long late;
 	struct kevent *k;
-	bool empty;
 
+	BUILD_BUG_ON(KEVENT_DELIVER_BATCH > BITS_PER_LONG);
 	lockdep_assert_held(&u->ctl_mutex);
 	max = min_t(unsigned int, max, KEVENT_DELIVER_BATCH);
 	b->n = 0;
-	/* The ready lock once per pass; the kevents land in b->k[b->n...]. */
-	while (b->n < max && tries &&
-	       (got = kevent_ready_take(u, b->k + b->n,
-					min(max - b->n, tries))) > 0) {
-		tries -= got;
+	while (b->n < max && tries) {
+		/* The kevents of this pass land in b->k[base...]. */
 		base = b->n;
-		/*
-		 * ->deliver may sleep: it runs for the whole pass first, then
-		 * the snapshots are taken under one irq-off section.  Those
-		 * found not ready are dropped here.
-		 */
-		for (i = 0; i < got; i++)
-			if (kevent_deliver(b->k[base + i]) <= 0)
-				b->k[base + i] = NULL;
-		/* Kept ones move down to b->n, which never passes base + i. */
+		late = 0;
 		local_irq_disable();
+		got = kevent_ready_take(u, b->k + base,
+					min(max - base, tries));
+		for (i = 0; i < got; i++) {
+			k = b->k[base + i];
+			if (kevent_deliver_needed(k))
+				late |= BIT(i);
+			else if (!kevent_snapshot(b, base + i, k))
+				b->k[base + i] = NULL;
+		}
+		local_irq_enable();
+		if (!got)
+			break;
+		tries -= got;
+		if (late) {
+			for_each_set_bit(i, &late, got)
+				if (kevent_deliver(b->k[base + i]) <= 0) {
+					b->k[base + i] = NULL;
+					__clear_bit(i, &late);
+				}
+			local_irq_disable();
+			for_each_set_bit(i, &late, got)
+				if (!kevent_snapshot(b, base + i, b->k[base + i]))
+					b->k[base + i] = NULL;
+			local_irq_enable();
+		}
+		/* Kept ones move down to b->n, which never passes base + i. */
 		for (i = 0; i < got; i++) {
 			k = b->k[base + i];
 			if (!k)
 				continue;
-			spin_lock(&k->ulock);
-			/*
-			 * Nothing to report: a notification queued it again
-			 * after a delivery that took its results (between the
-			 * take and the snapshot of that delivery).
-			 */
-			empty = !(k->event.ret_flags &
-				  (KEVENT_RET_DONE | KEVENT_RET_BROKEN));
-			if (!empty) {
-				b->uk[b->n] = k->event;
-				b->gen[b->n] = k->gen;
-				if (k->event.req_flags & KEVENT_REQ_ET)
-					k->event.ret_flags = 0;
-				k->event.ret_data[0] = 0;
-				k->event.ret_data[1] = 0;
+			if (b->n != base + i) {
+				b->k[b->n] = k;
+				b->uk[b->n] = b->uk[base + i];
+				b->gen[b->n] = b->gen[base + i];
 			}
-			spin_unlock(&k->ulock);
-			if (empty)
-				continue;
 			/*
 			 * A final kevent is removed after the copy: the
 			 * reference keeps it for that even when the same
@@ -557,9 +594,8 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 			 */
 			if (kevent_batch_final(b, b->n))
 				refcount_inc(&k->refcnt);
-			b->k[b->n++] = k;
+			b->n++;
 		}
-		local_irq_enable();
 	}
 	return b->n;
 }

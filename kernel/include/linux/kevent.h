@@ -66,6 +66,9 @@ struct file;
  * @events:    the event bits the storage can report; ADD and MODIFY refuse
  *             a mask with none of them (-EINVAL): such a kevent could never
  *             be delivered.
+ * @deliver_on_recheck: ->deliver has nothing to do unless the kevent was
+ *             queued for a re-check (kevent_take_recheck() would say
+ *             true): the core calls it only then.
  */
 typedef int (*kevent_callback_t)(struct kevent *k);
 
@@ -78,6 +81,7 @@ enum {
 struct kevent_callbacks {
 	kevent_callback_t	callback, enqueue, dequeue, deliver;
 	u32			events;
+	bool			deliver_on_recheck;
 };
 
 /**
