@@ -322,23 +322,18 @@ void kevent_storage_dequeue(struct kevent_storage *st, struct kevent *k)
  * kevent's membership (k->on_ready, k->dead, u->ready_num).
  */
 
-/**
- * kevent_ready_add() - put a kevent on its queue's ready list
- * @k: the kevent
- * @head: at the head (a delivery given back) instead of the tail
- *
- * A kevent already on the list, or removed, is left alone.  The queue's
- * waiters are woken when the kevent was added.
- *
- * Return: true when @k was added (newly ready).
+/*
+ * Put @k on its queue's ready list, interrupts being off (a notification
+ * holds its storage's lock): kevent_ready_add() without saving and
+ * restoring them again.
  */
-bool kevent_ready_add(struct kevent *k, bool head)
+static bool __kevent_ready_add(struct kevent *k, bool head)
 {
 	struct kevent_user *u = k->user;
-	unsigned long flags;
 	bool added = false;
 
-	spin_lock_irqsave(&u->ready_lock, flags);
+	lockdep_assert_irqs_disabled();
+	spin_lock(&u->ready_lock);
 	if (!k->on_ready && !k->dead) {
 		if (head)
 			list_add(&k->ready_entry, &u->ready_list);
@@ -348,7 +343,7 @@ bool kevent_ready_add(struct kevent *k, bool head)
 		WRITE_ONCE(u->ready_num, u->ready_num + 1);
 		added = true;
 	}
-	spin_unlock_irqrestore(&u->ready_lock, flags);
+	spin_unlock(&u->ready_lock);
 	/*
 	 * Only when someone waits: wake_up() takes the wait-queue lock even
 	 * for an empty queue, and a collector that does not sleep (a busy
@@ -361,6 +356,27 @@ bool kevent_ready_add(struct kevent *k, bool head)
 	 */
 	if (added && wq_has_sleeper(&u->wait))
 		wake_up(&u->wait);
+	return added;
+}
+
+/**
+ * kevent_ready_add() - put a kevent on its queue's ready list
+ * @k: the kevent
+ * @head: at the head (a delivery given back) instead of the tail
+ *
+ * A kevent already on the list, or removed, is left alone.  The queue's
+ * waiters are woken when the kevent was added.
+ *
+ * Return: true when @k was added (newly ready).
+ */
+bool kevent_ready_add(struct kevent *k, bool head)
+{
+	unsigned long flags;
+	bool added;
+
+	local_irq_save(flags);
+	added = __kevent_ready_add(k, head);
+	local_irq_restore(flags);
 	return added;
 }
 
@@ -452,7 +468,8 @@ static bool kevent_ready_has(struct kevent *k)
  * leaves the storage (ONESHOT once ready, broken).  A re-check keeps @k
  * attached: whether it was ready is decided at delivery.
  */
-static bool kevent_judge(struct kevent *k, int ret, bool *leave)
+static __always_inline bool kevent_judge(struct kevent *k, int ret,
+					 bool *leave)
 {
 	u32 *rf = &k->event.ret_flags;
 
@@ -495,7 +512,7 @@ static bool __kevent_requeue(struct kevent_storage *st, struct kevent *k)
 		return false;
 	if (leave)
 		kevent_storage_detach(st, k);
-	return kevent_ready_add(k, false);
+	return __kevent_ready_add(k, false);
 }
 
 static void __kevent_storage_ready(struct kevent_storage *st,
@@ -697,7 +714,7 @@ void kevent_storage_fini(struct kevent_storage *st, int err)
 		WRITE_ONCE(k->recheck, false);
 		spin_unlock(&k->ulock);
 		kevent_storage_detach(st, k);
-		kevent_ready_add(k, false);
+		__kevent_ready_add(k, false);
 	}
 	spin_unlock_irqrestore(&st->lock, flags);
 }

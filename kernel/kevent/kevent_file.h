@@ -13,7 +13,8 @@
 /**
  * struct kevent_file_ops - what a file storage adds to the common code
  * @check: refuses a file the storage cannot watch (returns -errno), or NULL
- * @event: maps a wake-up's poll mask to the storage's event bits
+ * @event: maps a wake-up's poll mask to the storage's event bits; NULL when
+ *         they are the poll bits themselves (a wake-up then makes no call)
  * @ready: what @mask means for @k: >0 ready (results set), 0 not ready,
  *         <0 broken (ret_data[1] set); atomic context.  The file is
  *         kevent_file_of(@k): a wake-up reads it only where it needs it

@@ -27,11 +27,6 @@
 		       EPOLLRDNORM | EPOLLRDBAND | EPOLLWRNORM |		\
 		       EPOLLWRBAND | EPOLLMSG | EPOLLRDHUP))
 
-static u32 kevent_poll_event(__poll_t mask)
-{
-	return (__force u32)mask;
-}
-
 /* The bits of @mask that @k reports, added to its ready mask. */
 static int kevent_poll_ready(struct kevent *k, __poll_t mask)
 {
@@ -44,7 +39,6 @@ static int kevent_poll_ready(struct kevent *k, __poll_t mask)
 }
 
 static const struct kevent_file_ops kevent_poll_ops = {
-	.event	= kevent_poll_event,
 	.ready	= kevent_poll_ready,
 	.events	= KEVENT_POLL_EVENTS,
 };
