@@ -776,8 +776,21 @@ static int kevent_wait_ready(struct kevent_user *u, unsigned int min_nr,
 {
 	long ret;
 
-	if (kevent_user_ready_num(u) >= min_nr)
-		return 0;
+	if (kevent_user_ready_num(u) >= min_nr) {
+		/*
+		 * Ready: no wait.  A later round of the same call (the
+		 * kevents turned out not ready at delivery, or another task
+		 * took them, and they are ready again) still ends at the
+		 * deadline, which is set here at the latest.
+		 */
+		if (timeout == KEVENT_WAIT_FOREVER)
+			return 0;
+		if (!*deadline) {
+			*deadline = kevent_deadline(timeout);
+			return 0;
+		}
+		return ktime_compare(*deadline, ktime_get()) <= 0 ? -ETIME : 0;
+	}
 	if (timeout == KEVENT_WAIT_FOREVER) {
 		ret = wait_event_interruptible(u->wait,
 				kevent_user_ready_num(u) >= min_nr);
@@ -849,6 +862,7 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 			return num;
 		if (signal_pending(current))
 			return -EINTR;
+		cond_resched();
 	}
 }
 
@@ -901,7 +915,8 @@ long kevent_user_ring_init(struct kevent_user *u,
  * faults disabled when ctl_mutex is held too.
  */
 static unsigned int kevent_ring_copy(struct kevent_user *u,
-				     struct kevent_batch *b, unsigned int *kidx)
+				     struct kevent_batch *b, unsigned int *kidx,
+				     bool whole)
 {
 	struct kevent_ring __user *ring = u->pring;
 	unsigned int i, run, k = *kidx;
@@ -923,7 +938,13 @@ static unsigned int kevent_ring_copy(struct kevent_user *u,
 		if (k >= u->ring_size)
 			k = 0;
 	}
-	if (!i || put_user(k, &ring->ring_kidx))
+	/*
+	 * @whole (the pass with page faults off): a batch written in part
+	 * publishes nothing, as the pass that may fault writes it again
+	 * from the same index; the application never sees entries taken
+	 * back.
+	 */
+	if (!i || (whole && i < b->n) || put_user(k, &ring->ring_kidx))
 		return 0;
 	*kidx = k;
 	return i;
@@ -953,7 +974,7 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 		n = kevent_batch_take(u, &b, num - done);
 		if (n) {
 			pagefault_disable();
-			i = kevent_ring_copy(u, &b, &kidx);
+			i = kevent_ring_copy(u, &b, &kidx, true);
 			pagefault_enable();
 			if (i == n)
 				kevent_batch_done(u, &b);
@@ -965,7 +986,7 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 			break;
 		if (i < n) {
 			kidx = u->kidx;
-			i = kevent_ring_copy(u, &b, &kidx);
+			i = kevent_ring_copy(u, &b, &kidx, false);
 			kevent_batch_finish(u, &b, i);
 		}
 		if (i)
@@ -1029,6 +1050,7 @@ long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 		if (signal_pending(current))
 			return -EINTR;
 		first = false;
+		cond_resched();
 	}
 }
 
