@@ -552,6 +552,76 @@ static void kevent_sys_ring_fault_mid_run_keeps_the_rest(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 0U);
 }
 
+/*
+ * The pass with page faults off writes the first two entries of a batch
+ * of four into the ring; the third slot is on a page that is not there
+ * yet.  That pass publishes nothing: the pass that may fault writes the
+ * whole batch again from the same slot, so the index the application
+ * reads meanwhile (at the third slot's fault) is the one from before the
+ * batch, never entries that pass could take back.
+ */
+struct ks_kidx_seen {
+	struct kevent_ring __user	*ring;
+	u32				kidx;
+	int				err;
+};
+
+static void ks_read_kidx(void *arg)
+{
+	struct ks_kidx_seen *seen = arg;
+
+	/* The header's page is there: no fault inside the fault. */
+	pagefault_disable();
+	seen->err = get_user(seen->kidx, &seen->ring->ring_kidx);
+	pagefault_enable();
+}
+
+static void kevent_sys_ring_partial_nofault_pass_publishes_nothing(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+	unsigned long two = kt_user_mem(test, 2 * PAGE_SIZE);
+	size_t slot = sizeof(struct ukevent);
+	struct ks_kidx_seen seen = { .kidx = ~0U, .err = 1 };
+	struct ukevent out[4];
+	u32 kidx, i;
+
+	KUNIT_ASSERT_NE(test, two, 0UL);
+	/* Slots 0 and 1 end the first page, slot 2 starts the second. */
+	seen.ring = (struct kevent_ring __user *)(two + PAGE_SIZE - 2 * slot -
+						  offsetof(struct kevent_ring, event));
+	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(s->fd, seen.ring, 8), 0L);
+	/* After the ring's checks, which fault its pages in. */
+	kt_trap_mem_at(test, two + PAGE_SIZE, ks_read_kidx, &seen, false);
+	for (i = 0; i < 4; i++) {
+		KUNIT_ASSERT_EQ(test, kt_add(c, i, EV_A, KEVENT_REQ_ONESHOT), 0);
+		c->origin[i].ready = 1;
+		c->origin[i].ret_data0 = 10 + i;
+		kevent_storage_ready(&c->origin[i].st, NULL, EV_A);
+	}
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 4, 0), 4L);
+	KUNIT_EXPECT_EQ(test, seen.err, 0);
+	KUNIT_EXPECT_EQ(test, seen.kidx, 0U);
+	KUNIT_ASSERT_EQ(test, get_user(kidx, &seen.ring->ring_kidx), 0);
+	KUNIT_EXPECT_EQ(test, kidx, 4U);
+	KUNIT_EXPECT_EQ(test, s->u->kidx, 4U);
+	ks_get(test, out, seen.ring->event, 4);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, out[i].id.raw[0], i);
+		KUNIT_EXPECT_EQ(test, out[i].id.raw[1], 0U);
+		KUNIT_EXPECT_EQ(test, out[i].type, (u32)KEVENT_TYPE_KERNEL);
+		KUNIT_EXPECT_EQ(test, out[i].event, (u32)EV_A);
+		KUNIT_EXPECT_EQ(test, out[i].req_flags, (u32)KEVENT_REQ_ONESHOT);
+		KUNIT_EXPECT_EQ(test, out[i].ret_flags, (u32)KEVENT_RET_DONE);
+		KUNIT_EXPECT_EQ(test, out[i].ret_data[0], 10 + i);
+		KUNIT_EXPECT_EQ(test, out[i].ret_data[1], 0U);
+		KUNIT_EXPECT_EQ(test, out[i].user[0], 0xabcdU);
+		KUNIT_EXPECT_EQ(test, out[i].user[1], i);
+	}
+	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 0U);
+}
+
 static struct kunit_case kevent_syscalls_cases[] = {
 	KUNIT_CASE(kevent_sys_bad_fd_ebadf),
 	KUNIT_CASE(kevent_sys_not_a_queue_einval),
@@ -570,6 +640,7 @@ static struct kunit_case kevent_syscalls_cases[] = {
 	KUNIT_CASE(kevent_sys_mutex_waits_are_killable),
 	KUNIT_CASE(kevent_sys_ring_kidx_fault_keeps_events),
 	KUNIT_CASE(kevent_sys_ring_fault_mid_run_keeps_the_rest),
+	KUNIT_CASE(kevent_sys_ring_partial_nofault_pass_publishes_nothing),
 	{}
 };
 

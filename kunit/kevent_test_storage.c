@@ -202,8 +202,8 @@ static void kt_trap_free_page(void *page)
 	__free_page(page);
 }
 
-unsigned long kt_trap_mem(struct kunit *test, void (*fn)(void *arg), void *arg,
-			  bool fail)
+unsigned long kt_trap_mem_at(struct kunit *test, unsigned long at,
+			     void (*fn)(void *arg), void *arg, bool fail)
 {
 	struct kt_trap *tr = kunit_kzalloc(test, sizeof(*tr), GFP_KERNEL);
 	unsigned long addr;
@@ -220,9 +220,18 @@ unsigned long kt_trap_mem(struct kunit *test, void (*fn)(void *arg), void *arg,
 							   tr->page));
 	file = anon_inode_getfile("[kevent-trap]", &kt_trap_fops, tr, O_RDWR);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
-	addr = kunit_vm_mmap(test, file, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
-			     MAP_SHARED, 0);
+	addr = kunit_vm_mmap(test, file, at, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | (at ? MAP_FIXED : 0), 0);
 	fput(file);
 	KUNIT_ASSERT_NE(test, addr, 0UL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	if (at)
+		KUNIT_ASSERT_EQ(test, addr, at);
 	return addr;
+}
+
+unsigned long kt_trap_mem(struct kunit *test, void (*fn)(void *arg), void *arg,
+			  bool fail)
+{
+	return kt_trap_mem_at(test, 0, fn, arg, fail);
 }

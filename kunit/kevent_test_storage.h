@@ -68,5 +68,11 @@ unsigned long kt_user_mem(struct kunit *test, size_t len);
  */
 unsigned long kt_trap_mem(struct kunit *test, void (*fn)(void *arg), void *arg,
 			  bool fail);
+/*
+ * The same page at @at, replacing what was mapped there (a page of a
+ * kt_user_mem() area: user memory that is there, then a trap).
+ */
+unsigned long kt_trap_mem_at(struct kunit *test, unsigned long at,
+			     void (*fn)(void *arg), void *arg, bool fail);
 
 #endif
