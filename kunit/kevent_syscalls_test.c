@@ -622,6 +622,96 @@ static void kevent_sys_ring_partial_nofault_pass_publishes_nothing(struct kunit 
 	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 0U);
 }
 
+/*
+ * A kevent that every delivery finds not ready and that is ready again at
+ * once (a POLL kevent that MODIFY re-checks again and again): a call with
+ * a finite timeout still ends at its deadline (kevent_wait_ready() says
+ * -ETIME), with 0 and nothing copied.  Each delivery queues the kevent
+ * again until a watchdog, far past the deadline, stops it: a call that
+ * overran its timeout ends then, and the test fails instead of hanging.
+ */
+#define KS_RECHECK_TIMEOUT_MS	50
+#define KS_WATCHDOG_MS		1000
+
+static struct {
+	ktime_t	t0;
+	bool	gave_up;
+} ks_requeue;
+
+static void ks_requeue_again(void *arg)
+{
+	struct kt_origin *o = arg;
+
+	if (ktime_ms_delta(ktime_get(), ks_requeue.t0) >
+	    kt_slack(KS_WATCHDOG_MS)) {
+		ks_requeue.gave_up = true;
+		return;
+	}
+	kevent_storage_ready(&o->st, NULL, EV_A);
+}
+
+/* Run @call on a queue whose one kevent is never found ready. */
+static long ks_call_never_delivered(struct kunit *test,
+				    long (*call)(struct ks *s, u64 timeout))
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+	s64 ms;
+	long ret;
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = KEVENT_RECHECK;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(s->u), 1U);
+	ks_requeue.gave_up = false;
+	ks_requeue.t0 = ktime_get();
+	c->origin[0].in_deliver = ks_requeue_again;
+	ret = call(s, KS_RECHECK_TIMEOUT_MS * NSEC_PER_MSEC);
+	ms = ktime_ms_delta(ktime_get(), ks_requeue.t0);
+	c->origin[0].in_deliver = NULL;
+	KUNIT_EXPECT_FALSE(test, ks_requeue.gave_up);
+	KUNIT_EXPECT_GE(test, ms, (s64)KS_RECHECK_TIMEOUT_MS);
+	KUNIT_EXPECT_LT(test, ms, kt_slack(500));
+	/* The last delivery queued it again; it was never removed. */
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 1U);
+	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 1U);
+	return ret;
+}
+
+static long ks_get_events_one(struct ks *s, u64 timeout)
+{
+	return kevent_sys_get_events(s->fd, 1, 1, timeout, s->mem, 0);
+}
+
+static void kevent_sys_get_events_timeout_ends_while_never_delivered(struct kunit *test)
+{
+	struct ks *s = ks(test);
+	struct ukevent mark = { .user = { 0x5a5a, 0xa5a5 } }, in;
+
+	ks_put(test, s->mem, &mark, 1);
+	KUNIT_EXPECT_EQ(test, ks_call_never_delivered(test, ks_get_events_one), 0L);
+	ks_get(test, &in, s->mem, 1);
+	KUNIT_EXPECT_EQ(test, memcmp(&in, &mark, sizeof(in)), 0);
+}
+
+static long ks_wait_one(struct ks *s, u64 timeout)
+{
+	return kevent_sys_wait(s->fd, 1, timeout);
+}
+
+static void kevent_sys_wait_timeout_ends_while_never_delivered(struct kunit *test)
+{
+	struct ks *s = ks(test);
+	struct kevent_ring __user *ring = (struct kevent_ring __user *)s->mem;
+	u32 kidx;
+
+	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(s->fd, ring, 4), 0L);
+	KUNIT_EXPECT_EQ(test, ks_call_never_delivered(test, ks_wait_one), 0L);
+	KUNIT_ASSERT_EQ(test, get_user(kidx, &ring->ring_kidx), 0);
+	KUNIT_EXPECT_EQ(test, kidx, 0U);
+	KUNIT_EXPECT_EQ(test, s->u->kidx, 0U);
+}
+
 static struct kunit_case kevent_syscalls_cases[] = {
 	KUNIT_CASE(kevent_sys_bad_fd_ebadf),
 	KUNIT_CASE(kevent_sys_not_a_queue_einval),
@@ -641,6 +731,8 @@ static struct kunit_case kevent_syscalls_cases[] = {
 	KUNIT_CASE(kevent_sys_ring_kidx_fault_keeps_events),
 	KUNIT_CASE(kevent_sys_ring_fault_mid_run_keeps_the_rest),
 	KUNIT_CASE(kevent_sys_ring_partial_nofault_pass_publishes_nothing),
+	KUNIT_CASE(kevent_sys_get_events_timeout_ends_while_never_delivered),
+	KUNIT_CASE(kevent_sys_wait_timeout_ends_while_never_delivered),
 	{}
 };
 
