@@ -26,6 +26,8 @@
 #   KEVENT_QEMU_CPUS=N    the vCPUs check_smp_log.sh expects (default 4)
 #   FUZZ_OPS, FUZZ_TIME, FUZZ_REDUCE, FUZZ_REDUCE_BOOTS,
 #   FUZZ_COVERAGE_TIME    the fuzzer's budget (run_fuzz.sh, fuzz_reduce.sh)
+#   KEVENT_WHOLE_MAKE=1   build_kernel.sh makes the whole tree even when
+#                         only kevent's C files changed
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${KEVENT_WORK:-$REPO/.work}	# everything generated, ignored by git
@@ -94,7 +96,8 @@ config_hash() {
 		printf '%s\n' "${cfg[@]}"
 		for f in "${cfg[@]}"; do [ -f "$f" ] && cat "$f"; done
 		cat "$REPO"/kernel/patches/*.patch "$REPO/kernel/kevent/Kconfig" \
-			"$TREE/tools/testing/kunit/configs/arch_uml.config" "$TREE/Makefile"
+			"$TREE/tools/testing/kunit/configs/arch_uml.config" "$TREE/Makefile" \
+			"$TREE/.kevent-origin"
 		"${CC:-gcc}" --version 2>&1 | head -n 1
 	} | sha256sum
 }
@@ -106,9 +109,11 @@ config_stamped() {	# dir hash
 }
 
 # The files of the tree the harness writes: the overlay (prepare_tree.sh's
-# manifest) and what the patches and the guards touch.  Nothing else in
-# the tree changes after it is extracted.
+# manifest) and what the patches and the guards touch.  The tree is the
+# harness's own: edits go into the repository, and nothing else in the
+# tree changes after it is extracted.
 tree_files() {
+	[ -f "$TREE/.kevent-overlay" ] || return 1
 	{
 		cat "$TREE/.kevent-overlay"
 		cat "$REPO"/kernel/patches/*.patch "$REPO"/kernel/guards/*.patch |
@@ -116,25 +121,36 @@ tree_files() {
 	} | sort -u
 }
 
-# Those of tree_files newer than FILE, one per line; and whether the list
-# of tree_files is the one recorded in FILE (else a file was added or
-# removed: all count as changed, and the status is 1).
-tree_changed_since() {	# file
-	local f
+# What a mark records: the list of tree_files and the compiler flags of
+# the environment (KCFLAGS changes every object).
+tree_state() {
+	local files
 
-	[ -f "$1" ] && [ "$(tree_files | sha256sum)" = "$(cat "$1")" ] || return 1
-	while read -r f; do
+	files=$(tree_files) || return 1
+	printf '%s\nKCFLAGS=%s\n' "$files" "${KCFLAGS:-}" | sha256sum
+}
+
+# Those of tree_files newer than FILE (a mark), one per line; status 1
+# when the state differs from the one FILE recorded (a file was added or
+# removed, KCFLAGS changed: everything counts as changed) or FILE is
+# missing.
+tree_changed_since() {	# file
+	local f state
+
+	state=$(tree_state) && [ -f "$1" ] && [ "$state" = "$(cat "$1")" ] || return 1
+	while IFS= read -r f; do
 		[ "$TREE/$f" -nt "$1" ] && printf '%s\n' "$f"
 	done < <(tree_files)
 	return 0
 }
 
-# Record in FILE.new the list of tree_files, now; mark_tree_done FILE
-# after the work it marks has succeeded (FILE then has the time the work
-# began).
+# A mark of work done on the tree: mark_tree_begin FILE before the work
+# (FILE.new records the state, now), mark_tree_done FILE after the work
+# succeeded (FILE then has the time the work began).  Work that fails or
+# is interrupted leaves no FILE.
 mark_tree_begin() {	# file
 	rm -f "$1"
-	tree_files | sha256sum > "$1.new"
+	tree_state > "$1.new"
 }
 mark_tree_done() {	# file
 	mv "$1.new" "$1"
@@ -271,17 +287,20 @@ finish_user_layer() {
 # Apply a patch to the prepared tree (tree_patch FILE [-R] to take it out):
 # the one way kernel/patches/ and kernel/guards/ are applied, with
 # tree-root paths (a/kernel/kevent/kevent.c).
-tree_patch() {	# file [-R]
+tree_patch() {	# file [-R | --dry-run]
 	local r=--forward
 	[ "${2:-}" = -R ] && r=-R
-	patch -d "$TREE" -p1 -s "$r" --no-backup-if-mismatch < "$1"
+	[ "${2:-}" = --dry-run ] && r="--forward --dry-run"
+	# shellcheck disable=SC2086  # r is one or two options
+	patch -d "$TREE" -p1 -s $r --no-backup-if-mismatch < "$1"
 }
 
 # Put a guard of kernel/guards/ into the prepared tree (guard_apply FILE),
 # and take it out again (guard_restore; also on exit once applied).
 guard_current=
 guard_apply() {
-	tree_patch "$1" || return 1
+	# All of it or nothing: a patch that half applies would stay half in.
+	tree_patch "$1" --dry-run >/dev/null && tree_patch "$1" || return 1
 	guard_current=$1
 	trap guard_restore EXIT
 }

@@ -31,8 +31,8 @@ clean=$LINT_BUILD/clean
 mkdir -p "$clean"
 tool=$(cat "$TREE/scripts/checkpatch.pl" "$TREE/scripts/spelling.txt" \
 	"$TREE/scripts/const_structs.checkpatch" "$0" | sha256sum | cut -c1-16)
-# A file's stamp: its content's hash and its path (checkpatch treats .h,
-# .rst and uapi/ apart), all hashed by one sha256sum.
+# A file's stamp: its content's hash (one sha256sum for all the files)
+# and its path (checkpatch treats .h, .rst and uapi/ apart).
 declare -A stamp_of=()
 stamps_of() {	# file...
 	local sum f
@@ -49,14 +49,16 @@ for f in "${sources[@]}"; do
 		--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,ENOSYS -f "$REPO/$f" 2>&1); then
 		finding "checkpatch: $f"
 		printf '%s\n' "$out" | grep -v '^total:' >&2
-	else
-		: > "$stamp"
+	elif [ "$(cd "$REPO" && sha256sum -- "$f" | cut -c1-32)" = "${stamp_of[$f]%%-*}" ]; then
+		: > "$stamp"	# (not when the file changed while it was checked)
 	fi
 done
 
-# kernel-doc of the API: every documented function and struct complete.
+# kernel-doc of the API and the suites: every documented function and
+# struct complete.  (The W=1 compile checks kernel-doc too, but writes the
+# object all the same: it would report a warning once.)
 if out=$(cd "$REPO" && perl "$TREE/scripts/kernel-doc" -none -Wall kernel/kevent/*.c \
-	kernel/kevent/*.h kernel/include/linux/kevent*.h 2>&1) && [ -z "$out" ]; then
+	kernel/kevent/*.h kernel/include/linux/kevent*.h kunit/*.[ch] 2>&1) && [ -z "$out" ]; then
 	:
 else
 	finding "kernel-doc"
@@ -71,7 +73,7 @@ mkdir -p "$LINT_BUILD"
 want=$(config_hash)
 if ! config_stamped "$LINT_BUILD" "$want"; then
 	mapfile -t cfg < <(kunitconfig_args)
-	rm -f "$LINT_BUILD/.kevent-config" "$LINT_BUILD/.kevent-w1"
+	rm -f "$LINT_BUILD/.kevent-config" "$LINT_BUILD"/.kevent-w1-*
 	python3 "$KUNIT_PY" config --arch um --build_dir "$LINT_BUILD" "${cfg[@]}" \
 		>"$LINT_BUILD/config.log" 2>&1 ||
 		die "kunit_tool could not configure $LINT_BUILD (see $LINT_BUILD/config.log)"
@@ -79,10 +81,11 @@ if ! config_stamped "$LINT_BUILD" "$want"; then
 fi
 # -Werror: an object that warned is not written, so the next run compiles
 # it (and reports it) again even when its source did not change.  When no
-# file of the tree changed since it was last clean ($LINT_BUILD/.kevent-w1,
-# lib.sh's tree_changed_since), there is nothing to compile: make is not
-# run (its own checks cost about 4 s of CPU).
-w1=$LINT_BUILD/.kevent-w1
+# file of the tree changed since it was last clean (the mark
+# $LINT_BUILD/.kevent-w1-TOOL, TOOL covering this script; lib.sh's
+# tree_changed_since), there is nothing to compile: make is not run (its
+# own checks cost about 4 s of CPU).
+w1=$LINT_BUILD/.kevent-w1-$tool
 if changed=$(tree_changed_since "$w1") && [ -z "$changed" ]; then
 	say "lint: W=1: no file of the tree changed since it was clean"
 else
