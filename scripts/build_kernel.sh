@@ -54,38 +54,32 @@ make_um() {	# (-S: no keep-going from MAKEFLAGS, which could link stale objects)
 	make -s -S -C "$TREE" ARCH=um O="$BUILD" -j"$JOBS" "$@"
 }
 
-if [ -x "$UML" ] && config_stamped "$BUILD" "$want" && only_kevent_changed; then
-	if [ -z "$newer" ]; then
-		say "build: no kevent file changed since the last make, nothing else since the whole make: nothing to make"
-	else
-		say "build: only kevent's C files changed since the whole make (${newer//$'\n'/ }): make in kernel/kevent, then link"
-		mark_tree_begin "$made"
-		touch "$BUILD/built-in.a"
-		# -j1: with -j, make could link before it compiled.  One make is
-		# about 3 s of CPU less than two; a header recompiles all its
-		# includers, worth two makes with -j.
-		case $newer in
-		*.h | *.h$'\n'*) make_um build-dir=kernel/kevent kernel/kevent
-			make_um build-dir=kernel/kevent all ;;
-		*) make_um -j1 build-dir=kernel/kevent kernel/kevent all ;;
-		esac
-		mark_tree_done "$made"
-	fi
-elif [ -x "$UML" ] && config_stamped "$BUILD" "$want"; then
-	say "build: configuration unchanged since kunit_tool made it: make only"
-	mark_tree_begin "$walked"
-	mark_tree_begin "$made"
-	make_um all
-	mark_tree_done "$walked"
-	mark_tree_done "$made"
-else
+if ! [ -x "$UML" ] || ! config_stamped "$BUILD" "$want"; then
 	rm -f "$stamp"
-	mark_tree_begin "$walked"
-	mark_tree_begin "$made"
+	mark_tree_begin "$walked" "$made"
 	python3 "$KUNIT_PY" build --arch um --build_dir "$BUILD" --jobs "$JOBS" "${cfg[@]}"
 	printf '%s\n' "$want" > "$stamp"
 	touch -r "$BUILD/.config" "$stamp"
-	mark_tree_done "$walked"
+	mark_tree_done "$walked" "$made"
+elif ! only_kevent_changed; then
+	say "build: configuration unchanged since kunit_tool made it: make only"
+	mark_tree_begin "$walked" "$made"
+	make_um all
+	mark_tree_done "$walked" "$made"
+elif [ -z "$newer" ]; then
+	say "build: no kevent file changed since the last make, nothing else since the whole make: nothing to make"
+else
+	say "build: only kevent's C files changed since the whole make (${newer//$'\n'/ }): make in kernel/kevent, then link"
+	mark_tree_begin "$made"
+	touch "$BUILD/built-in.a"
+	# -j1: with -j, make could link before it compiled.  One make is
+	# about 3 s of CPU less than two; a header recompiles all its
+	# includers, worth two makes with -j.
+	case $newer in
+	*.h | *.h$'\n'*) make_um build-dir=kernel/kevent kernel/kevent
+		make_um build-dir=kernel/kevent all ;;
+	*) make_um -j1 build-dir=kernel/kevent kernel/kevent all ;;
+	esac
 	mark_tree_done "$made"
 fi
 [ -x "$UML" ] || die "the build did not produce $UML"

@@ -121,12 +121,12 @@ tree_files() {
 	} | sort -u
 }
 
-# What a mark records: the list of tree_files and the compiler flags of
-# the environment (KCFLAGS changes every object).
-tree_state() {
+# What a mark records: the list of tree_files (given, or read) and the
+# compiler flags of the environment (KCFLAGS changes every object).
+tree_state() {	# [files]
 	local files
 
-	files=$(tree_files) || return 1
+	files=${1-$(tree_files)} || return 1
 	printf '%s\nKCFLAGS=%s\n' "$files" "${KCFLAGS:-}" | sha256sum
 }
 
@@ -135,25 +135,31 @@ tree_state() {
 # removed, KCFLAGS changed: everything counts as changed) or FILE is
 # missing.
 tree_changed_since() {	# file
-	local f state
+	local f files
 
-	state=$(tree_state) && [ -f "$1" ] && [ "$state" = "$(cat "$1")" ] || return 1
+	files=$(tree_files) && [ -f "$1" ] &&
+		[ "$(tree_state "$files")" = "$(cat "$1")" ] || return 1
 	while IFS= read -r f; do
 		[ "$TREE/$f" -nt "$1" ] && printf '%s\n' "$f"
-	done < <(tree_files)
+	done <<< "$files"
 	return 0
 }
 
-# A mark of work done on the tree: mark_tree_begin FILE before the work
-# (FILE.new records the state, now), mark_tree_done FILE after the work
-# succeeded (FILE then has the time the work began).  Work that fails or
-# is interrupted leaves no FILE.
-mark_tree_begin() {	# file
-	rm -f "$1"
-	tree_state > "$1.new"
+# Marks of work done on the tree: mark_tree_begin FILE... before the work
+# (each FILE.new records the state, now), mark_tree_done FILE... after the
+# work succeeded (each FILE then has the time the work began).  Work that
+# fails or is interrupted leaves no FILE.
+mark_tree_begin() {	# file...
+	local f state
+
+	rm -f "$@"
+	state=$(tree_state)
+	for f; do printf '%s\n' "$state" > "$f.new"; done
 }
-mark_tree_done() {	# file
-	mv "$1.new" "$1"
+mark_tree_done() {	# file...
+	local f
+
+	for f; do mv "$f.new" "$f"; done
 }
 
 # The UML binary and the initramfs boot_initramfs needs, or a message.
