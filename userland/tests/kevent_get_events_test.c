@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
  * User space: kevent_get_events(): min_nr/max_nr, timeouts (hrtimer
- * precision: a timeout waits at least its length and at most
- * TOLERANCE more), KEVENT_WAIT_FOREVER, signals, faulting buffers.
+ * precision: a timeout waits at least its length and, in the fastest of
+ * TIMING_TRIES tries, at most TOLERANCE more), KEVENT_WAIT_FOREVER,
+ * signals, faulting buffers.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,33 +47,44 @@ static __u64 timed_get(int fd, unsigned int min, unsigned int max, __u64 timeout
 TEST_F(q, timeout_zero_does_not_wait)
 {
 	struct ukevent ev;
-	int r;
-	__u64 dt = timed_get(self->fd, 1, 1, 0, &ev, &r);
+	__u64 best;
+	int r, i;
 
-	EXPECT_EQ(0, r);
-	EXPECT_GT(slack(2 * MS), dt);
+	for_each_timing_try(i, best, slack(2 * MS)) {
+		best = fastest(best, timed_get(self->fd, 1, 1, 0, &ev, &r));
+		EXPECT_EQ(0, r);
+	}
+	EXPECT_GT(slack(2 * MS), best);
 }
 
 TEST_F(q, timeout_1ms_waits_1ms)
 {
 	struct ukevent ev;
-	int r;
-	__u64 dt = timed_get(self->fd, 1, 1, MS, &ev, &r);
+	__u64 dt, best;
+	int r, i;
 
-	EXPECT_EQ(0, r);
-	EXPECT_LE(MS, dt);
-	EXPECT_GT(MS + slack(TOLERANCE), dt) TH_LOG("waited %llu ns", dt);
+	for_each_timing_try(i, best, MS + slack(TOLERANCE)) {
+		dt = timed_get(self->fd, 1, 1, MS, &ev, &r);
+		EXPECT_EQ(0, r);
+		EXPECT_LE(MS, dt);
+		best = fastest(best, dt);
+	}
+	EXPECT_GT(MS + slack(TOLERANCE), best) TH_LOG("waited %llu ns", best);
 }
 
 TEST_F(q, timeout_5ms_waits_5ms)
 {
 	struct ukevent ev;
-	int r;
-	__u64 dt = timed_get(self->fd, 1, 1, 5 * MS, &ev, &r);
+	__u64 dt, best;
+	int r, i;
 
-	EXPECT_EQ(0, r);
-	EXPECT_LE(5 * MS, dt);
-	EXPECT_GT(5 * MS + slack(TOLERANCE), dt) TH_LOG("waited %llu ns", dt);
+	for_each_timing_try(i, best, 5 * MS + slack(TOLERANCE)) {
+		dt = timed_get(self->fd, 1, 1, 5 * MS, &ev, &r);
+		EXPECT_EQ(0, r);
+		EXPECT_LE(5 * MS, dt);
+		best = fastest(best, dt);
+	}
+	EXPECT_GT(5 * MS + slack(TOLERANCE), best) TH_LOG("waited %llu ns", best);
 }
 
 /* min_nr 3: the call waits until the third timer fired. */
