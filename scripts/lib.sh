@@ -28,6 +28,9 @@
 #   FUZZ_COVERAGE_TIME    the fuzzer's budget (run_fuzz.sh, fuzz_reduce.sh)
 #   KEVENT_WHOLE_MAKE=1   build_kernel.sh makes the whole tree even when
 #                         only kevent's C files changed
+#   KBUILD_TRY_RUN_CACHE  1 (set here): every make of a build dir keeps
+#                         kbuild's compiler probes for the next one
+#                         (kernel/patches/0013); 0 asks the compiler again
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${KEVENT_WORK:-$REPO/.work}	# everything generated, ignored by git
@@ -39,6 +42,9 @@ RESULTS=$WORK/results			# KTAP, logs, JSON of the last run
 GCOV_DATA=$RESULTS/gcov			# the boots' .gcda files (gcov_boot)
 KUNIT_PY=$TREE/tools/testing/kunit/kunit.py
 JOBS=${JOBS:-$(nproc)}
+# kbuild asks the compiler the same 27 questions at every make (1.9 s of
+# a 7.3 s relink): kernel/patches/0013 keeps the answers in the build dir.
+export KBUILD_TRY_RUN_CACHE=${KBUILD_TRY_RUN_CACHE:-1}
 
 die() {
 	printf 'error: %s\n' "$*" >&2
