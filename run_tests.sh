@@ -185,7 +185,7 @@ if [ $smp = 1 ]; then
 	stage summary
 	printf '  stage times: %s\n' "$(IFS=,; echo "${timings[*]}")"
 	# No coverage in the SMP kernel (the report stays the UML runs').
-	exec python3 "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
+	exec "$PYTHON" "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
 		--layers smp-kunit,smp-userland --coverage-layers '' \
 		${json:+--json "$json"} --failed-stages "$(IFS=,; echo "${failed[*]}")"
 fi
@@ -229,7 +229,7 @@ if [ -n "$fuzz" ]; then
 	run_stage fuzz "$REPO/scripts/run_fuzz.sh" $(tr , ' ' <<< "$fuzz")
 	stage summary
 	printf '  stage times: %s\n' "$(IFS=,; echo "${timings[*]}")"
-	exec python3 "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
+	exec "$PYTHON" "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
 		--layers fuzz --coverage-layers fuzz \
 		${json:+--json "$json"} --failed-stages "$(IFS=,; echo "${failed[*]}")"
 fi
@@ -262,5 +262,5 @@ for f in "${failed[@]}"; do
 done
 floors=()
 [ "$COVERAGE" = 1 ] && floors=(--floors "$REPO/coverage/floors.conf")
-python3 "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
+"$PYTHON" "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
 	${json:+--json "$json"} "${floors[@]}" --failed-stages "$(IFS=,; echo "${failed[*]}")"

@@ -38,7 +38,7 @@ report)
 			--prefix "$TREE" -o "$html/$layer" "$RESULTS/coverage-$layer.info" ||
 			die "genhtml failed for $layer"
 	done
-	python3 "$REPO/coverage/index.py" --results "$RESULTS" --tree "$TREE" --out "$html" ||
+	"$PYTHON" "$REPO/coverage/index.py" --results "$RESULTS" --tree "$TREE" --out "$html" ||
 		die "the coverage report has broken links (above)"
 	say "coverage: report in coverage/html/index.html"
 	;;

@@ -57,7 +57,7 @@ make_um() {	# (-S: no keep-going from MAKEFLAGS, which could link stale objects)
 if ! [ -x "$UML" ] || ! config_stamped "$BUILD" "$want"; then
 	rm -f "$stamp"
 	mark_tree_begin "$walked" "$made"
-	python3 "$KUNIT_PY" build --arch um --build_dir "$BUILD" --jobs "$JOBS" "${cfg[@]}"
+	"$PYTHON" "$KUNIT_PY" build --arch um --build_dir "$BUILD" --jobs "$JOBS" "${cfg[@]}"
 	printf '%s\n' "$want" > "$stamp"
 	touch -r "$BUILD/.config" "$stamp"
 	mark_tree_done "$walked" "$made"

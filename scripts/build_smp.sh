@@ -7,7 +7,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 mapfile -t cfg < <(smp_kunitconfig_args)
-python3 "$KUNIT_PY" build --arch x86_64 --qemu_config "$QEMU_CONFIG" \
+"$PYTHON" "$KUNIT_PY" build --arch x86_64 --qemu_config "$QEMU_CONFIG" \
 	--build_dir "$SMP_BUILD" --jobs "$JOBS" "${cfg[@]}"
 [ -f "$BZIMAGE" ] || die "the build did not produce $BZIMAGE"
 say "build: $BZIMAGE"

@@ -74,7 +74,7 @@ want=$(config_hash)
 if ! config_stamped "$LINT_BUILD" "$want"; then
 	mapfile -t cfg < <(kunitconfig_args)
 	rm -f "$LINT_BUILD/.kevent-config" "$LINT_BUILD"/.kevent-w1-*
-	python3 "$KUNIT_PY" config --arch um --build_dir "$LINT_BUILD" "${cfg[@]}" \
+	"$PYTHON" "$KUNIT_PY" config --arch um --build_dir "$LINT_BUILD" "${cfg[@]}" \
 		>"$LINT_BUILD/config.log" 2>&1 ||
 		die "kunit_tool could not configure $LINT_BUILD (see $LINT_BUILD/config.log)"
 	printf '%s\n' "$want" >"$LINT_BUILD/.kevent-config"
@@ -140,7 +140,7 @@ selftest_inputs() {	# find's -printf format
 stamp=$clean/selftest-$(cd "$REPO" && {
 	selftest_inputs '%m %p\0' | tr '\0' '\n'
 	selftest_inputs '%p\0' | xargs -0 sha256sum --
-	python3 --version
+	"$PYTHON" --version
 } | sha256sum | cut -c1-32)
 if [ -e "$stamp" ]; then
 	say "selftest: unchanged since it passed"

@@ -70,7 +70,7 @@ run_guarded() {	# name test
 	case $(layer_status $layer) in
 	hung) echo HUNG ;;
 	report) echo REPORT ;;
-	*) python3 "$REPO/scripts/guard_status.py" "$json" "$suite" "$t" ;;
+	*) "$PYTHON" "$REPO/scripts/guard_status.py" "$json" "$suite" "$t" ;;
 	esac
 }
 

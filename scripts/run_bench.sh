@@ -19,4 +19,4 @@ BOOT_TIMEOUT=${BENCH_TIMEOUT:-1800} boot_initramfs mem=1G kunit.enable=0 quiet \
 	KEVENT_CMD="\"/bench/kevent-bench --out /host/raw.csv $*\"" \
 	</dev/null | tee "$out/console.log" || true
 [ -s "$out/raw.csv" ] || die "the benchmark wrote no results (console: $out/console.log)"
-python3 "$REPO/scripts/bench_report.py" "$out"
+"$PYTHON" "$REPO/scripts/bench_report.py" "$out"

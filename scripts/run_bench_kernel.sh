@@ -12,12 +12,12 @@ set -eu
 out=$RESULTS/bench
 mkdir -p "$out"
 set +e
-python3 "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${BENCH_TIMEOUT:-1800}" \
+"$PYTHON" "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${BENCH_TIMEOUT:-1800}" \
 	"${1:-bench_kevent}" | tee "$out/kernel-parsed.txt"
 rc=${PIPESTATUS[0]}
 set -e
 cp "$BUILD/test.log" "$out/kernel.log"
 [ "$rc" = 0 ] || die "the in-kernel benchmark failed (kernel log: $out/kernel.log)"
 "$REPO/scripts/check_log.sh" "$out/kernel.log" bench
-python3 "$REPO/scripts/bench_kernel.py" "$out/kernel.log" --csv "$out/kernel.csv" \
+"$PYTHON" "$REPO/scripts/bench_kernel.py" "$out/kernel.log" --csv "$out/kernel.csv" \
 	--md "$out/kernel.md"

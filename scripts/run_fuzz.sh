@@ -40,7 +40,7 @@ for seed in "$@"; do
 	[ "${FUZZ_REDUCE:-1}" = 1 ] && "$REPO/scripts/fuzz_reduce.sh" "$seed" "$ops"
 done
 
-python3 "$KUNIT_PY" parse --json="$RESULTS/fuzz.json" "$ktap" > "$RESULTS/fuzz-parsed.txt" 2>&1
+"$PYTHON" "$KUNIT_PY" parse --json="$RESULTS/fuzz.json" "$ktap" > "$RESULTS/fuzz-parsed.txt" 2>&1
 
 # Which kevent lines and branches fuzzing reaches: the first seed again, in
 # the coverage build when there is one (the default run makes it), for

@@ -10,7 +10,7 @@ mkdir -p "$RESULTS"
 clear_status kunit
 gcov_boot kunit
 set +e
-python3 "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${KUNIT_TIMEOUT:-600}" \
+"$PYTHON" "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${KUNIT_TIMEOUT:-600}" \
 	--json="$RESULTS/kunit.json" "$filter" | tee "$RESULTS/kunit-parsed.txt"
 rc=${PIPESTATUS[0]}
 set -e

@@ -37,7 +37,7 @@ if [ -z "${extra[*]}" ]; then
 	programs=("${programs[@]##*/}")
 fi
 if [ "$parts" -gt 1 ] && [ ${#programs[@]} -gt 0 ]; then
-	mapfile -t shares < <(python3 "$REPO/scripts/userland_parts.py" split \
+	mapfile -t shares < <("$PYTHON" "$REPO/scripts/userland_parts.py" split \
 		"$times" "$parts" "${programs[@]}" ||
 		say "userland: no shares by time (userland_parts.py failed): consecutive runs" >&2)
 	for ((i = 0; i < ${#shares[@]}; i++)); do
@@ -78,7 +78,7 @@ if [ ${#programs[@]} -gt 0 ]; then
 	for ((i = 0; i < parts; i++)); do
 		logs+=("$hostfs/$i/console.log")
 	done
-	python3 "$REPO/scripts/userland_parts.py" record "$times" "${logs[@]}" ||
+	"$PYTHON" "$REPO/scripts/userland_parts.py" record "$times" "${logs[@]}" ||
 		say "userland: the programs' times were not recorded"
 fi
 
@@ -101,7 +101,7 @@ for ((i = 0; i < parts; i++)); do
 		problem="no user-space results were written (see $console)"
 	fi
 done
-python3 "$REPO/scripts/ktap_merge.py" "$ktap" "${part_ktaps[@]}" ||
+"$PYTHON" "$REPO/scripts/ktap_merge.py" "$ktap" "${part_ktaps[@]}" ||
 	[ -n "$problem" ] || problem="a user-space boot wrote no KTAP plan (see $console)"
 # Every program of the initramfs has its result line (a boot whose init
 # left one out of its share would otherwise go unnoticed).

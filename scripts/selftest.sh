@@ -34,7 +34,7 @@ done
 
 # The results model, the coverage module, the summary's totals and exit
 # status, the guard judge: Python unit tests.
-if ! out=$(python3 "$REPO/scripts/test_harness.py" 2>&1); then
+if ! out=$("$PYTHON" "$REPO/scripts/test_harness.py" 2>&1); then
 	printf '%s\n' "$out" >&2
 	fails=$((fails + 1))
 fi
@@ -44,10 +44,10 @@ bench=$(mktemp -d)
 cp "$data/bench/raw.csv" "$bench/"
 output_has "bench medians with min and max" \
 	"| kevent_get_events | 10 | 500 [500, 500] | 300.0 [200.0, 400.0] | 3333 |" \
-	python3 "$REPO/scripts/bench_report.py" "$bench"
+	"$PYTHON" "$REPO/scripts/bench_report.py" "$bench"
 output_has "bench ratio kevent/epoll" \
 	"| oneactive | 10 | kevent_get_events | 3333 | 1667 | 2.00 |" \
-	python3 "$REPO/scripts/bench_report.py" "$bench"
+	"$PYTHON" "$REPO/scripts/bench_report.py" "$bench"
 rm -rf "$bench"
 
 [ $fails = 0 ] || die "$fails harness self-test(s) failed"

@@ -92,7 +92,7 @@ export KEVENT_WORK=$dir
 measure cold "./run_tests.sh, fresh work directory" "$REPO/run_tests.sh"
 mkdir -p "$dir/anchor"
 measure anchor "kunit.py build --arch um (kunit_tool's defaults)" \
-	python3 "$dir/linux/tools/testing/kunit/kunit.py" build --arch um \
+	"$PYTHON" "$dir/linux/tools/testing/kunit/kunit.py" build --arch um \
 	--build_dir "$dir/anchor" --jobs "$JOBS"
 measure again "./run_tests.sh, nothing changed since" "$REPO/run_tests.sh"
 printf '/* time_harness.sh: a one-line edit */\n' >> "$edited"
