@@ -249,8 +249,10 @@ if [[ " ${failed[*]} " != *" userland-build "* ]]; then
 	run_stage userland "$REPO/scripts/run_userland.sh"
 fi
 if [ "$COVERAGE" = 1 ]; then
-	"$REPO/coverage/capture.sh" kunit
+	# Each layer's data are its own boots': the captures side by side.
+	"$REPO/coverage/capture.sh" kunit &
 	"$REPO/coverage/capture.sh" userland
+	wait $!
 	run_stage coverage "$REPO/coverage/capture.sh" report kunit userland
 fi
 [ $lint = 1 ] && join_stage lint

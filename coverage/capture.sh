@@ -32,11 +32,16 @@ report)
 	lcov_q "${args[@]}" -o "$RESULTS/coverage-all.info"
 	html=$REPO/coverage/html
 	rm -rf "$html"
+	# One genhtml per layer, side by side (each writes its own directory).
+	pids=()
 	for layer in all "$@"; do
 		[ -s "$RESULTS/coverage-$layer.info" ] || continue
 		genhtml --quiet --branch-coverage --legend --title "kevent (UML 6.12): $layer" \
-			--prefix "$TREE" -o "$html/$layer" "$RESULTS/coverage-$layer.info" ||
-			die "genhtml failed for $layer"
+			--prefix "$TREE" -o "$html/$layer" "$RESULTS/coverage-$layer.info" &
+		pids+=("$layer:$!")
+	done
+	for p in "${pids[@]}"; do
+		wait "${p#*:}" || die "genhtml failed for ${p%%:*}"
 	done
 	"$PYTHON" "$REPO/coverage/index.py" --results "$RESULTS" --tree "$TREE" --out "$html" ||
 		die "the coverage report has broken links (above)"
