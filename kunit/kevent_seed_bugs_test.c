@@ -151,14 +151,20 @@ static void seed_bug_06_short_timeout_waits(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
 	unsigned long buf = kt_user_mem(test, PAGE_SIZE);
-	ktime_t t0 = ktime_get();
-	s64 us;
+	s64 us, best = S64_MAX;
+	ktime_t t0;
+	int i;
 
-	KUNIT_EXPECT_EQ(test, kevent_user_get_events(c->u, 1, 1, 2 * NSEC_PER_MSEC,
-			(struct ukevent __user *)buf, false), 0L);
-	us = ktime_us_delta(ktime_get(), t0);
-	KUNIT_EXPECT_GE(test, us, 2000LL);
-	KUNIT_EXPECT_LT(test, us, kt_slack(10000));
+	/* At least 2 ms every time, at most 10 ms in the fastest try. */
+	for (i = 0; i < KT_TIMING_TRIES && best >= kt_slack(10000); i++) {
+		t0 = ktime_get();
+		KUNIT_EXPECT_EQ(test, kevent_user_get_events(c->u, 1, 1, 2 * NSEC_PER_MSEC,
+				(struct ukevent __user *)buf, false), 0L);
+		us = ktime_us_delta(ktime_get(), t0);
+		KUNIT_EXPECT_GE(test, us, 2000LL);
+		best = min(best, us);
+	}
+	KUNIT_EXPECT_LT(test, best, kt_slack(10000));
 }
 
 /* 7: a signal ends the wait with -EINTR. */
