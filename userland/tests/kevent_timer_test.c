@@ -24,15 +24,16 @@ FIXTURE_TEARDOWN(queue)
 
 /*
  * A 10 ms timer fires once after 10 ms, within 5 ms (hrtimer precision)
- * in the fastest of TIMING_TRIES tries.
+ * in the fastest of TIMING_TRIES tries (a try that a host stall made late
+ * may count the periods it missed: at most one per 10 ms that passed).
  */
 TEST_F(queue, timer_10ms_fires_within_tolerance)
 {
 	struct ukevent uk, ev;
-	__u64 t0, dt, best;
+	__u64 t0, dt, best, bound = 10 * MS + slack(5 * MS);
 	int i;
 
-	for_each_timing_try(i, best, 10 * MS + slack(5 * MS)) {
+	for_each_timing_try(i, best, bound) {
 		uk = kevent_timer(10 * MS, 0);
 		t0 = now_ns();
 		ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
@@ -43,25 +44,27 @@ TEST_F(queue, timer_10ms_fires_within_tolerance)
 		EXPECT_EQ(0U, ev.id.raw[0]);
 		EXPECT_EQ(10 * MS, ev.id.raw[1]);
 		EXPECT_EQ(KEVENT_RET_DONE, ev.ret_flags);
-		EXPECT_EQ(1U, ev.ret_data[0]);
+		/* One expiration per period that passed (1 in a try on time). */
+		EXPECT_LE(1U, ev.ret_data[0]);
+		EXPECT_GE(dt / (10 * MS), ev.ret_data[0]);
 		EXPECT_LE(10 * MS, dt);
-		best = fastest(best, dt);
+		best = fastest(best, dt, bound);
 		ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, 1, &uk));
 	}
-	EXPECT_GT(10 * MS + slack(5 * MS), best) TH_LOG("fired after %llu ns", best);
+	EXPECT_GT(bound, best) TH_LOG("fired after %llu ns", best);
 }
 
 /*
  * A periodic 10 ms timer fires 5 times in 5 periods (within 10 ms in the
- * fastest of TIMING_TRIES tries).
+ * fastest of TIMING_TRIES tries, where that leaves no room for a sixth).
  */
 TEST_F(queue, timer_periodic_fires_every_period)
 {
 	struct ukevent uk, ev;
-	__u64 t0, fired, dt, best;
+	__u64 t0, fired, dt, best, bound = 50 * MS + slack(10 * MS);
 	int i;
 
-	for_each_timing_try(i, best, 50 * MS + slack(10 * MS)) {
+	for_each_timing_try(i, best, bound) {
 		uk = kevent_timer(10 * MS, 0);
 		fired = 0;
 		t0 = now_ns();
@@ -71,12 +74,14 @@ TEST_F(queue, timer_periodic_fires_every_period)
 			fired += ev.ret_data[0];
 		}
 		dt = now_ns() - t0;
-		EXPECT_EQ(5U, fired);
+		/* At least 5, and no more than the periods that passed. */
+		EXPECT_LE(5U, fired);
+		EXPECT_GE(dt / (10 * MS), fired);
 		EXPECT_LE(50 * MS, dt);
-		best = fastest(best, dt);
+		best = fastest(best, dt, bound);
 		ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, 1, &uk));
 	}
-	EXPECT_GT(50 * MS + slack(10 * MS), best) TH_LOG("5 periods took %llu ns", best);
+	EXPECT_GT(bound, best) TH_LOG("5 periods took %llu ns", best);
 }
 
 /* ONESHOT: delivered once, then gone (REMOVE finds nothing). */
