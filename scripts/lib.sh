@@ -31,7 +31,7 @@
 #   KBUILD_TRY_RUN_CACHE  1 (set here): every make of a build dir keeps
 #                         kbuild's compiler probes for the next one
 #                         (kernel/patches/0013); 0 asks the compiler again
-#   PYTHON=PATH           the python3 that runs kunit_tool and the
+#   KEVENT_PYTHON=PATH    the python3 that runs kunit_tool and the
 #                         harness's scripts (below)
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -47,11 +47,14 @@ JOBS=${JOBS:-$(nproc)}
 # kbuild asks the compiler the same 27 questions at every make (1.9 s of
 # a 7.3 s relink): kernel/patches/0013 keeps the answers in the build dir.
 export KBUILD_TRY_RUN_CACHE=${KBUILD_TRY_RUN_CACHE:-1}
-# The python3 the harness runs: Debian's, which setup.sh installs (the
-# harness needs only its standard library), rather than the first in
-# PATH: a version manager's shim there (pyenv's) took 0.3 s to start a
-# program that Debian's starts in 0.04 s, and a run starts about ten.
-if [ -z "${PYTHON:-}" ]; then
+# The python3 the harness runs (PYTHON): KEVENT_PYTHON, else Debian's,
+# which setup.sh installs (the harness needs only its standard library),
+# rather than the first in PATH: a version manager's shim there (pyenv's)
+# took 0.3 s to start a program that Debian's starts in 0.04 s, and a run
+# starts about ten.  A PYTHON of the environment (often another
+# interpreter, for other tools) is not used.
+PYTHON=${KEVENT_PYTHON:-}
+if [ -z "$PYTHON" ]; then
 	PYTHON=python3
 	[ -x /usr/bin/python3 ] && PYTHON=/usr/bin/python3
 fi
