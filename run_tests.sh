@@ -190,10 +190,11 @@ if [ $smp = 1 ]; then
 		${json:+--json "$json"} --failed-stages "$(IFS=,; echo "${failed[*]}")"
 fi
 # The user-space programs need the tree's uapi headers, not the kernel:
-# a test run builds them beside the kernel.
+# a test run builds them beside the kernel, niced (the kernel build is
+# what the run waits for: a cold one takes minutes, this one about 2).
 tests=1
 [ $guards = 1 ] || [ $bench = 1 ] || [ -n "$fuzz" ] || [ $shell = 1 ] && tests=0
-[ $tests = 1 ] && beside userland-build "$REPO/scripts/build_userland.sh"
+[ $tests = 1 ] && beside userland-build nice -n 10 "$REPO/scripts/build_userland.sh"
 # Lint reads the sources and writes only its own build dir (with its own
 # configuration): it runs beside the kernel build and the boots, niced,
 # and is reported last.  (Beside the boots it once made the tests' tight
