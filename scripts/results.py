@@ -147,6 +147,12 @@ class Run:
             json.dump(self.document, f, indent=4)
 
 
+def split_run(run):
+    """PATH=STATUS (or PATH, status 0) as (path, status)."""
+    path, _, status = run.rpartition('=') if '=' in run else (run, '', '0')
+    return path, status
+
+
 def totals_of(runs):
     """The Counts of several runs' documents.  A run is a path, or
     PATH=STATUS with the exit status of the run that wrote it: a document
@@ -154,7 +160,7 @@ def totals_of(runs):
     non-zero with no failure in its document."""
     total = Counts(0, 0, 0)
     for run in runs:
-        path, _, status = run.rpartition('=') if '=' in run else (run, '', '0')
+        path, status = split_run(run)
         group = load(path)
         c = count(group) if group is not None else Counts(0, 1, 0)
         if status != '0' and not c.failed:
@@ -169,7 +175,7 @@ def failures_of(runs):
     what failed and not only how many."""
     lines = []
     for run in runs:
-        path, _, status = run.rpartition('=') if '=' in run else (run, '', '0')
+        path, status = split_run(run)
         group = load(path)
         if group is None:
             lines.append('%s: no results' % path)

@@ -110,13 +110,18 @@ class ResultsModel(unittest.TestCase):
         self.assertEqual(names, ['kunit', 'userland', results.HARNESS])
         self.assertEqual(run.totals(), results.Counts(3, 3, 1))
 
+    def three_documents(self, tmp):
+        """Paths of a passing run's document, a failing one's, and one
+        never written."""
+        paths = []
+        for name in ('pass', 'fail'):
+            paths.append(os.path.join(tmp, name + '.json'))
+            self.run_of(name).write(paths[-1])
+        return paths + [os.path.join(tmp, 'never-written.json')]
+
     def test_totals_of_several_runs(self):
         with tempfile.TemporaryDirectory() as tmp:
-            paths = []
-            for name in ('pass', 'fail'):
-                paths.append(os.path.join(tmp, name + '.json'))
-                self.run_of(name).write(paths[-1])
-            paths.append(os.path.join(tmp, 'never-written.json'))
+            paths = self.three_documents(tmp)
             self.assertEqual(results.totals_of(paths), results.Counts(7, 2, 3))
             # A run that exited non-zero fails at least once.
             self.assertEqual(results.totals_of([paths[0] + '=1']), results.Counts(4, 1, 2))
@@ -125,11 +130,7 @@ class ResultsModel(unittest.TestCase):
 
     def test_failures_are_named_one_per_failure_counted(self):
         with tempfile.TemporaryDirectory() as tmp:
-            paths = []
-            for name in ('pass', 'fail'):
-                paths.append(os.path.join(tmp, name + '.json'))
-                self.run_of(name).write(paths[-1])
-            paths.append(os.path.join(tmp, 'never-written.json'))
+            paths = self.three_documents(tmp)
             runs = [paths[0] + '=1', paths[1] + '=1', paths[2] + '=1']
             lines = results.failures_of(runs)
             self.assertEqual(len(lines), results.totals_of(runs).failed)
