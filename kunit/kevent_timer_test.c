@@ -163,9 +163,7 @@ static void kevent_timer_removed_never_fires(struct kunit *test)
 	struct ukevent uk;
 
 	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 3 * NSEC_PER_MSEC, 0, &uk), 0);
-	mutex_lock(&t->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_remove_ukevent(&uk, t->u), 0);
-	mutex_unlock(&t->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, ktt_remove(t, &uk), 0);
 	usleep_range(10000, 11000);
 	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 0U);
 }
@@ -196,9 +194,7 @@ static void kevent_timer_removal_while_firing(struct kunit *test)
 	for (i = 0; i < 300; i++) {
 		KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 50000 + i, 0, &uk), 0);
 		udelay(i % 13 * 9);
-		mutex_lock(&t->u->ctl_mutex);
-		KUNIT_ASSERT_EQ(test, kevent_user_remove_ukevent(&uk, t->u), 0);
-		mutex_unlock(&t->u->ctl_mutex);
+		KUNIT_ASSERT_EQ(test, ktt_remove(t, &uk), 0);
 		KUNIT_ASSERT_EQ(test, kevent_user_ready_num(t->u), 0U);
 	}
 	udelay(200);
