@@ -13,8 +13,8 @@ document: the --json output of ./run_tests.sh, from which the totals line
 The coverage layers are coverage/lcov_info.py's.  Used by
 scripts/summary.py and scripts/test_harness.py; as a command,
 "results.py totals FILE[=EXIT_STATUS]..." prints the totals line of
-several runs' JSON (.ci/run; see totals_of()), after a "failed:" line per
-failed test (failures_of()), and exits 1 unless all
+several runs' JSON (.ci/run; see judge()), after a "failed:" line per
+failure, and exits 1 unless all
 passed.
 """
 
@@ -147,56 +147,49 @@ class Run:
             json.dump(self.document, f, indent=4)
 
 
-def split_run(run):
-    """PATH=STATUS (or PATH, status 0) as (path, status)."""
+def judge(run):
+    """The Counts of one run's document and a line per failure, named by
+    the document's file and the case's path (so that the end of a CI log
+    says what failed, not only how many).  A run is a path, or PATH=STATUS
+    with the exit status of the run that wrote it: a document that cannot
+    be read counts one failure, and so does a run that exited non-zero
+    with no failure in its document."""
     path, _, status = run.rpartition('=') if '=' in run else (run, '', '0')
-    return path, status
+    group = load(path)
+    if group is None:
+        return Counts(0, 1, 0), ['%s: no results' % path]
+    name = os.path.basename(path)
+    c = count(group)
+    lines = ['%s: %s %s' % (name, s, suite + '.' + test if suite else test)
+             for suite, test, s in walk(group) if outcome(s) == 'FAIL']
+    if status != '0' and not c.failed:
+        return c._replace(failed=1), ['%s: the run exited %s with no failed test'
+                                      % (name, status)]
+    return c, lines
 
 
 def totals_of(runs):
-    """The Counts of several runs' documents.  A run is a path, or
-    PATH=STATUS with the exit status of the run that wrote it: a document
-    that cannot be read counts one failure, and so does a run that exited
-    non-zero with no failure in its document."""
+    """The Counts of several runs (see judge())."""
     total = Counts(0, 0, 0)
     for run in runs:
-        path, status = split_run(run)
-        group = load(path)
-        c = count(group) if group is not None else Counts(0, 1, 0)
-        if status != '0' and not c.failed:
-            c = c._replace(failed=1)
-        total = add(total, c)
+        total = add(total, judge(run)[0])
     return total
 
 
 def failures_of(runs):
-    """One line per failed test case of several runs' documents, named by
-    the run's file and the case's path, so that the end of a CI log says
-    what failed and not only how many."""
-    lines = []
-    for run in runs:
-        path, status = split_run(run)
-        group = load(path)
-        if group is None:
-            lines.append('%s: no results' % path)
-            continue
-        failed = ['%s: %s %s' % (os.path.basename(path), s,
-                                 suite + '.' + test if suite else test)
-                  for suite, test, s in walk(group) if outcome(s) == 'FAIL']
-        if status != '0' and not failed:
-            failed = ['%s: the run exited %s with no failed test' %
-                      (os.path.basename(path), status)]
-        lines += failed
-    return lines
+    """The failure lines of several runs (see judge())."""
+    return [line for run in runs for line in judge(run)[1]]
 
 
 def main(argv):
     if len(argv) < 2 or argv[0] != 'totals':
         print('usage: results.py totals FILE[=EXIT_STATUS]...', file=sys.stderr)
         return 2
-    for line in failures_of(argv[1:]):
-        print('failed:', line)
-    total = totals_of(argv[1:])
+    total = Counts(0, 0, 0)
+    for c, lines in map(judge, argv[1:]):
+        for line in lines:
+            print('failed:', line)
+        total = add(total, c)
     print(totals_line(total._replace(skipped=0)))
     return 1 if total.failed else 0
 
