@@ -26,14 +26,18 @@ FIXTURE_TEARDOWN(queue)
  * A 10 ms timer fires once after 10 ms, within 5 ms (hrtimer precision),
  * in the fastest of TIMING_TRIES tries (a try that a host stall made late
  * may count the periods it missed: at most one per 10 ms that passed).
+ * The count is exactly 1 in a try under 20 ms, which cannot have seen a
+ * second period: the tries go on until one is (the debug kernel's bound
+ * is longer), and the exact count is judged on it.
  */
 TEST_F(queue, timer_10ms_fires_within_tolerance)
 {
 	struct ukevent uk, ev;
 	__u64 t0, dt, best, bound = 10 * MS + slack(5 * MS), fastest_count = 0;
+	__u64 exact = 20 * MS;
 	int i;
 
-	for_each_timing_try(i, best, bound) {
+	for_each_timing_try(i, best, bound < exact ? bound : exact) {
 		uk = kevent_timer(10 * MS, 0);
 		t0 = now_ns();
 		ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
@@ -54,22 +58,29 @@ TEST_F(queue, timer_10ms_fires_within_tolerance)
 		ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, 1, &uk));
 	}
 	EXPECT_GT(bound, best) TH_LOG("fired after %llu ns", best);
-	/* Once, in the fastest try. */
-	EXPECT_EQ(1U, fastest_count);
+	/* Once, in the fastest try, when no second period can have passed. */
+	if (best < exact) {
+		EXPECT_EQ(1U, fastest_count);
+	} else {
+		TH_LOG("no try under %llu ns: the exact count is not judged", exact);
+	}
 }
 
 /*
  * A periodic 10 ms timer fires 5 times in 5 periods: exactly 5, within
  * 10 ms, in the fastest of TIMING_TRIES tries (a late try may count up to
- * one per 10 ms that passed).
+ * one per 10 ms that passed).  A try under 60 ms cannot have seen a sixth
+ * period: the tries go on until one is, and the exact count is judged on
+ * it.
  */
 TEST_F(queue, timer_periodic_fires_every_period)
 {
 	struct ukevent uk, ev;
 	__u64 t0, fired, dt, best, bound = 50 * MS + slack(10 * MS), fastest_fired = 0;
+	__u64 exact = 60 * MS;
 	int i;
 
-	for_each_timing_try(i, best, bound) {
+	for_each_timing_try(i, best, bound < exact ? bound : exact) {
 		uk = kevent_timer(10 * MS, 0);
 		fired = 0;
 		t0 = now_ns();
@@ -89,8 +100,12 @@ TEST_F(queue, timer_periodic_fires_every_period)
 		ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, 1, &uk));
 	}
 	EXPECT_GT(bound, best) TH_LOG("5 periods took %llu ns", best);
-	/* Exactly 5 expirations, in the fastest try. */
-	EXPECT_EQ(5U, fastest_fired);
+	/* Exactly 5 expirations, in the fastest try, when it had no sixth. */
+	if (best < exact) {
+		EXPECT_EQ(5U, fastest_fired);
+	} else {
+		TH_LOG("no try under %llu ns: the exact count is not judged", exact);
+	}
 }
 
 /* ONESHOT: delivered once, then gone (REMOVE finds nothing). */
