@@ -75,6 +75,20 @@ static inline void sleep_ns(__u64 ns)
 		;
 }
 
+/*
+ * Wait, at most a second, until @q has @n kevents ready (its fdinfo).
+ * After a sleep that outlasts a timer, the timer has fired in a UML
+ * kernel (a host stall stops the whole UML); an emulated vCPU's timer
+ * interrupt may come later than the sleeper's wake-up.
+ */
+static inline void wait_ready(int q, long n)
+{
+	int i;
+
+	for (i = 0; i < 1000 && kevent_fdinfo(q, "ready") < n; i++)
+		sleep_ns(MS);
+}
+
 /* Write @s to the file at @path (sysfs, procfs, debugfs); 0 on success. */
 static inline int write_file(const char *path, const char *s)
 {

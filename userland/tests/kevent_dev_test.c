@@ -175,6 +175,7 @@ TEST(nonblock_get_events_never_waits)
 	EXPECT_GT(slack(100 * MS), now_ns() - t0);
 	ASSERT_EQ(0, add_timer(q, MS, KEVENT_REQ_ONESHOT));
 	sleep_ns(3 * MS);
+	wait_ready(q, 1);
 	EXPECT_EQ(1, kevent_get_events(q, 1, 1, KEVENT_WAIT_FOREVER, &ev, 0));
 	close(q);
 }

@@ -136,6 +136,7 @@ TEST(fail_usercopy_get_events_efault_event_kept)
 	ASSERT_LE(0, q);
 	ASSERT_EQ(0, add_timer(q, MS, KEVENT_REQ_ONESHOT));
 	sleep_ns(3 * MS);
+	wait_ready(q, 1);
 	/*
 	 * Two: the copy is made under the queue's lock with page faults
 	 * disabled, and made again without the lock when that fails.
@@ -161,6 +162,7 @@ TEST(fail_usercopy_ring_efault_event_kept)
 	ASSERT_EQ(0, kevent_ring_init(q, ring, 4));
 	ASSERT_EQ(0, add_timer(q, MS, KEVENT_REQ_ONESHOT));
 	sleep_ns(3 * MS);
+	wait_ready(q, 1);
 	ASSERT_EQ(0, arm("fail_usercopy", 2));	/* as for kevent_get_events */
 	r = kevent_wait(q, 1, 0);
 	disarm();

@@ -119,6 +119,7 @@ TEST_F(q, max_nr_caps_the_copy)
 	ASSERT_EQ(0, add_timer(self->fd, MS + 1, KEVENT_REQ_ONESHOT));
 	ASSERT_EQ(0, add_timer(self->fd, MS + 2, KEVENT_REQ_ONESHOT));
 	sleep_ns(5 * MS);
+	wait_ready(self->fd, 3);
 	memset(ev, 0xaa, sizeof(ev));
 	EXPECT_EQ(2, kevent_get_events(self->fd, 1, 2, 0, ev, 0));
 	EXPECT_EQ(0xaaaaaaaaU, ev[2].type);
@@ -146,6 +147,7 @@ TEST_F(q, min_nr_zero_returns_what_is_ready)
 	EXPECT_EQ(0, kevent_get_events(self->fd, 0, 2, KEVENT_WAIT_FOREVER, ev, 0));
 	ASSERT_EQ(0, add_timer(self->fd, MS, KEVENT_REQ_ONESHOT));
 	sleep_ns(3 * MS);
+	wait_ready(self->fd, 1);
 	EXPECT_EQ(1, kevent_get_events(self->fd, 0, 2, KEVENT_WAIT_FOREVER, ev, 0));
 }
 
@@ -255,6 +257,7 @@ TEST_F(q, faulting_buffer_efault_event_kept)
 
 	ASSERT_EQ(0, add_timer(self->fd, MS, KEVENT_REQ_ONESHOT));
 	sleep_ns(3 * MS);
+	wait_ready(self->fd, 1);
 	EXPECT_EQ(-1, kevent_get_events(self->fd, 1, 1, 0, (void *)8, 0));
 	EXPECT_EQ(EFAULT, errno);
 	ASSERT_EQ(1, kevent_get_events(self->fd, 1, 1, 0, &ev, 0));
@@ -275,6 +278,7 @@ TEST_F(q, fault_after_first_copy_returns_count)
 	ASSERT_EQ(0, add_timer(self->fd, MS, KEVENT_REQ_ONESHOT));
 	ASSERT_EQ(0, add_timer(self->fd, MS + 1, KEVENT_REQ_ONESHOT));
 	sleep_ns(4 * MS);
+	wait_ready(self->fd, 2);
 	EXPECT_EQ(1, kevent_get_events(self->fd, 2, 2, 0, slot, 0));
 	EXPECT_EQ(1, kevent_get_events(self->fd, 1, 1, 0, &ev, 0));
 	EXPECT_EQ(0, kevent_get_events(self->fd, 0, 1, 0, &ev, 0));

@@ -145,7 +145,12 @@ TEST(kevent_wait_num_zero_einval_at_once)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, kevent_wait(q, 0, KEVENT_WAIT_FOREVER));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_GT(slack(50 * MS), now_ns() - t0);
+	/*
+	 * At once: a kernel that waited would take the 300 ms timeout (the
+	 * bound is not scaled for slow kernels, and leaves a host stall of
+	 * 200 ms to two refused calls).
+	 */
+	EXPECT_GT(200 * MS, now_ns() - t0);
 	EXPECT_EQ(1, kevent_wait(q, 1, 300 * MS));
 	EXPECT_EQ(1U, ring.r.ring_kidx);
 	close(q);
@@ -196,7 +201,8 @@ TEST(timer_one_ns_undelivered_does_not_flood)
 		TH_LOG("2000 getppid(): %llu us without the timer, %llu us with it",
 		       base / 1000, with / 1000);
 	}
-	ASSERT_EQ(1, kevent_get_events(q, 1, 1, 0, &uk, 0));
+	/* (It fired long ago; a vCPU whose timer interrupt is late waits.) */
+	ASSERT_EQ(1, kevent_get_events(q, 1, 1, 1000 * MS, &uk, 0));
 	EXPECT_EQ(KEVENT_RET_DONE, uk.ret_flags);
 	EXPECT_LT(1000U, uk.ret_data[0]);
 	close(q);

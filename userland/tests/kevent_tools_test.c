@@ -104,11 +104,19 @@ TEST(fifo_by_path)
 	unlink("/tmp/kw.fifo");
 }
 
+/*
+ * A shell loop that waits, 3 s at most, until a socket listens on the TCP
+ * port PORT (four hex digits, as /proc/net/tcp shows it).
+ */
+#define LISTENING(port) \
+	"i=0; until grep -qs ':" port " 0*:0000 0A' /proc/net/tcp || [ $i -ge 300 ]; " \
+	"do sleep 0.01; i=$((i + 1)); done"
+
 TEST(tcp_listener_accepts_and_reads)
 {
 	char out[4096];
 
-	ASSERT_EQ(0, run("(sleep 0.2; echo hi | nc 127.0.0.1 7777) & " WATCH
+	ASSERT_EQ(0, run("(" LISTENING("1E61") "; echo hi | nc 127.0.0.1 7777) & " WATCH
 			 " --listen 7777 --count 2 2>&1", out, sizeof(out)));
 	TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "SOCKET listen 7777"));
@@ -121,7 +129,7 @@ TEST(tcp_client_reads)
 {
 	char out[4096];
 
-	ASSERT_EQ(0, run("(echo hello | nc -l -p 7778 &) ; sleep 0.2; " WATCH
+	ASSERT_EQ(0, run("(echo hello | nc -l -p 7778 &) ; " LISTENING("1E62") "; " WATCH
 			 " --connect 7778 --count 1 2>&1", out, sizeof(out)));
 	TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "SOCKET conn 7778"));
