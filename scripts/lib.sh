@@ -232,7 +232,8 @@ QEMU_CONFIG=$REPO/configs/qemu_x86_64_smp.py
 # The kunitconfig fragments of the SMP kernel, as kunit_tool arguments:
 # base.config without its UML-only lines (hostfs, the null channel, the
 # benchmark, which calls sys_* functions that x86_64 only has behind its
-# syscall wrappers) and debug.config (copies in the build dir),
+# syscall wrappers, and the defaults turned off with EXPERT) and
+# debug.config (copies in the build dir),
 # x86_64.config and, with KCSAN=1, x86_64-kcsan.config.
 # kunit_tool refuses two values for one option, so KCSAN's copy of
 # debug.config is the one without KASAN (KCSAN excludes it).
@@ -241,8 +242,8 @@ smp_kunitconfig_args() {
 	local drop='^$'
 
 	mkdir -p "$SMP_BUILD"
-	# (Not the UML-only lines, nor the defaults turned off with EXPERT:
-	# the x86_64 kernel keeps its own, its VT selects INPUT.)
+	# (The x86_64 kernel keeps the defaults that EXPERT turns off in
+	# UML: its VT selects INPUT.)
 	grep -Ev '^CONFIG_(HOSTFS|NULL_CHAN|KEVENT_BENCH|EXPERT|DEBUG_MEMORY_INIT)=|^# CONFIG_(BLOCK|INPUT|IO_URING|NAMESPACES) is not set' \
 		"$REPO/configs/base.config" > "$base"
 	[ "${KCSAN:-0}" = 1 ] && drop='^CONFIG_KASAN(_[A-Z_]*)?='
