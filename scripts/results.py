@@ -13,7 +13,7 @@ document: the --json output of ./run_tests.sh, from which the totals line
 The coverage layers are coverage/lcov_info.py's.  Used by
 scripts/summary.py and scripts/test_harness.py; as a command,
 "results.py totals FILE[=EXIT_STATUS]..." prints the totals line of
-several runs' JSON (.ci/run; see judge()), after a "failed:" line per
+several runs' JSON (.ci/run; see judge_all()), after a "failed:" line per
 failure, and exits 1 unless all
 passed.
 """
@@ -168,28 +168,22 @@ def judge(run):
     return c, lines
 
 
-def totals_of(runs):
-    """The Counts of several runs (see judge())."""
-    total = Counts(0, 0, 0)
-    for run in runs:
-        total = add(total, judge(run)[0])
-    return total
-
-
-def failures_of(runs):
-    """The failure lines of several runs (see judge())."""
-    return [line for run in runs for line in judge(run)[1]]
+def judge_all(runs):
+    """The Counts of several runs and their failure lines (see judge())."""
+    total, lines = Counts(0, 0, 0), []
+    for c, failed in map(judge, runs):
+        total = add(total, c)
+        lines += failed
+    return total, lines
 
 
 def main(argv):
     if len(argv) < 2 or argv[0] != 'totals':
         print('usage: results.py totals FILE[=EXIT_STATUS]...', file=sys.stderr)
         return 2
-    total = Counts(0, 0, 0)
-    for c, lines in map(judge, argv[1:]):
-        for line in lines:
-            print('failed:', line)
-        total = add(total, c)
+    total, lines = judge_all(argv[1:])
+    for line in lines:
+        print('failed:', line)
     print(totals_line(total._replace(skipped=0)))
     return 1 if total.failed else 0
 

@@ -104,7 +104,7 @@ class ResultsModel(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, 'all.json')
             run.write(path)
-            self.assertEqual(results.totals_of([path]), run.totals())
+            self.assertEqual(results.judge_all([path])[0], run.totals())
             with open(path) as f:
                 names = [g['name'] for g in json.load(f)['sub_groups']]
         self.assertEqual(names, ['kunit', 'userland', results.HARNESS])
@@ -122,22 +122,22 @@ class ResultsModel(unittest.TestCase):
     def test_totals_of_several_runs(self):
         with tempfile.TemporaryDirectory() as tmp:
             paths = self.three_documents(tmp)
-            self.assertEqual(results.totals_of(paths), results.Counts(7, 2, 3))
+            self.assertEqual(results.judge_all(paths)[0], results.Counts(7, 2, 3))
             # A run that exited non-zero fails at least once.
-            self.assertEqual(results.totals_of([paths[0] + '=1']), results.Counts(4, 1, 2))
-            self.assertEqual(results.totals_of([paths[1] + '=1']), results.Counts(3, 1, 1))
-            self.assertEqual(results.totals_of([paths[0] + '=0']), results.Counts(4, 0, 2))
+            self.assertEqual(results.judge_all([paths[0] + '=1'])[0], results.Counts(4, 1, 2))
+            self.assertEqual(results.judge_all([paths[1] + '=1'])[0], results.Counts(3, 1, 1))
+            self.assertEqual(results.judge_all([paths[0] + '=0'])[0], results.Counts(4, 0, 2))
 
     def test_failures_are_named_one_per_failure_counted(self):
         with tempfile.TemporaryDirectory() as tmp:
             paths = self.three_documents(tmp)
             runs = [paths[0] + '=1', paths[1] + '=1', paths[2] + '=1']
-            lines = results.failures_of(runs)
-            self.assertEqual(len(lines), results.totals_of(runs).failed)
+            total, lines = results.judge_all(runs)
+            self.assertEqual(len(lines), total.failed)
             self.assertEqual(lines[0], 'pass.json: the run exited 1 with no failed test')
             self.assertTrue(lines[1].startswith('fail.json: FAIL '), lines[1])
             self.assertEqual(lines[2], paths[2] + ': no results')
-            self.assertEqual(results.failures_of([paths[0]]), [])
+            self.assertEqual(results.judge_all([paths[0]])[1], [])
 
     def test_the_totals_line(self):
         self.assertEqual(results.totals_line(results.Counts(4, 0, 2)),
