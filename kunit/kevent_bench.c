@@ -13,7 +13,9 @@
  * kevent watches with POLL kevents, ET; epoll with EPOLLIN|EPOLLET (the
  * same rule) and, for reference, level-triggered.  Each reader has its
  * own pipes and queue, so a write wakes exactly one watcher, and the
- * readers' repetitions interleave.  The writes (notify: pipe write, wake-up,
+ * readers' repetitions interleave.  A fifth reader, "unwatched", has
+ * pipes that nothing watches and collects nothing: its notify figure is
+ * the pipe write alone, which every watcher's notify figure includes.  The writes (notify: pipe write, wake-up,
  * ready list) and the collection are timed with ktime_get_ns(); draining
  * the pipes afterwards is not timed, for any reader.
  *
@@ -60,11 +62,11 @@
 #define BENCH_CTL	16	/* kevent_ctl() entries per call of the setup */
 
 enum bench_reader {
-	R_GET_EVENTS, R_RING, R_EPOLL_ET, R_EPOLL_LT, R_NR
+	R_GET_EVENTS, R_RING, R_EPOLL_ET, R_EPOLL_LT, R_UNWATCHED, R_NR
 };
 
 static const char * const bench_reader_name[R_NR] = {
-	"kevent_get_events", "kevent_ring", "epoll_et", "epoll_lt",
+	"kevent_get_events", "kevent_ring", "epoll_et", "epoll_lt", "unwatched",
 };
 
 struct bench_pipes {
@@ -216,6 +218,10 @@ static void bench_watch(struct bench *b, struct bench_pipes *p)
 	struct ukevent uk[BENCH_CTL];
 	unsigned int i, j, n;
 
+	if (b->reader == R_UNWATCHED) {
+		b->qfd = -1;
+		return;
+	}
 	if (b->reader == R_EPOLL_ET || b->reader == R_EPOLL_LT) {
 		b->qfd = sys_epoll_create1(0);
 		bench_own_fd(test, b->qfd);
@@ -267,6 +273,8 @@ static long bench_collect(struct bench *b, unsigned int k)
 		case R_RING:
 			ret = kevent_sys_wait(b->qfd, k - got, 0);
 			break;
+		case R_UNWATCHED:
+			return k;
 		default:
 			ret = sys_epoll_wait(b->qfd, b->mem, k - got, 0);
 			break;
@@ -405,7 +413,8 @@ static void bench_pipes(struct kunit *test)
 	}
 	/* Each queue before its pipes, as at a failed assertion. */
 	for (r = 0; r < R_NR; r++) {
-		bench_close_fd(test, bs[r].qfd);
+		if (bs[r].qfd >= 0)
+			bench_close_fd(test, bs[r].qfd);
 		kunit_release_action(test, bench_pipes_free, &ps[r]);
 	}
 }

@@ -1,56 +1,146 @@
 #!/usr/bin/env python3
 """The in-kernel benchmark's figures (KUnit suite bench_kevent) as tables.
 
-Reads the '# bench: key=value ...' lines of a kernel log (kunit_tool's
-test.log) and writes them as CSV and as Markdown: per (N, K) the ns per
-event of each reader (median [min, max] over the repetitions) and the
-ratios kevent_get_events / epoll_et and kevent_ring / epoll_et, of the
-whole (notify + collect) and of the collection alone; per T the timers.
+Reads the '# bench: key=value ...' lines of one or more kernel logs
+(kunit_tool's test.log, one per run) and writes them as CSV and as
+Markdown: per (N, K) the ns per event of each reader (median [min, max]
+over the repetitions) and the ratios kevent_get_events / epoll_et and
+kevent_ring / epoll_et, of the whole (notify + collect) and of the
+collection alone; per T the timers.
 
-Usage: bench_kernel.py LOG [--csv FILE] [--md FILE]   (the table also
-goes to standard output)
+A second pipes table splits the notification: the pipe write alone (the
+reader 'unwatched', whose pipes nothing watches), each watcher's own
+share of a notification (its notify figure minus that write), and the
+most kevent's own share could cost for kevent_ring / epoll_et to be 0.8
+(0.8 x epoll_et's whole figure, minus the ring's collection and the
+write).
+
+With several logs every figure is computed within each run and the
+tables give the median over the runs (a cell's [min, max] is the lowest
+min and the highest max of all runs), so that a disturbance of the
+machine during one run moves a ratio of that run only.
+
+Usage: bench_kernel.py LOG... [--csv FILE] [--md FILE]   (the tables
+also go to standard output; the CSV has one row per run and figure).  A
+LOG ending in .csv is a CSV this script wrote for one run.
 """
 import argparse
 import csv
 import re
+import statistics
 import sys
 
 LINE = re.compile(r'bench: (shape=.*)$')
-PIPE_READERS = ['kevent_get_events', 'kevent_ring', 'epoll_et', 'epoll_lt']
+PIPE_READERS = ['kevent_get_events', 'kevent_ring', 'epoll_et', 'epoll_lt',
+                'unwatched']
+WATCHERS = PIPE_READERS[:-1]
 TIMER_READERS = ['kevent_get_events', 'timerfd_epoll_read']
-FIELDS = ['shape', 'reader', 'N', 'K', 'ns_per_event', 'min', 'max',
+RING_TARGET = 0.8
+FIELDS = ['run', 'shape', 'reader', 'N', 'K', 'ns_per_event', 'min', 'max',
           'notify_ns', 'collect_ns', 'reps']
 
 
-def parse(text):
+def typed(row, run):
+    """@row (strings) with numbers, as figure of run @run."""
+    for key in ('N', 'K', 'reps'):
+        row[key] = int(row[key])
+    for key in ('ns_per_event', 'min', 'max', 'notify_ns', 'collect_ns'):
+        row[key] = float(row[key])
+    row['run'] = run
+    return row
+
+
+def parse(text, run=1):
     """The figures of a log: a list of dicts with FIELDS."""
     rows = []
     for line in text.splitlines():
         m = LINE.search(line)
-        if not m:
-            continue
-        row = dict(kv.split('=', 1) for kv in m.group(1).split())
-        for key in ('N', 'K', 'reps'):
-            row[key] = int(row[key])
-        for key in ('ns_per_event', 'min', 'max', 'notify_ns', 'collect_ns'):
-            row[key] = float(row[key])
-        rows.append(row)
+        if m:
+            rows.append(typed(dict(kv.split('=', 1)
+                                   for kv in m.group(1).split()), run))
     return rows
 
 
-def cell(r):
-    return f"{r['ns_per_event']:.0f} [{r['min']:.0f}, {r['max']:.0f}]"
+def read(path, run):
+    """The figures of a kernel log, or of a CSV this script wrote."""
+    with open(path, errors='replace', newline='') as f:
+        if path.endswith('.csv'):
+            return [typed({k: r[k] for k in FIELDS if k != 'run'}, run)
+                    for r in csv.DictReader(f)]
+        return parse(f.read(), run)
 
 
-def ratio(a, b, key='ns_per_event'):
-    if a is None or b is None or not b[key]:
-        return '-'
-    return f'{a[key] / b[key]:.2f}'
+class Runs:
+    """The figures of every run, looked up by (shape, reader, N, K)."""
+
+    def __init__(self, rows):
+        self.by = {}
+        for r in rows:
+            key = (r['shape'], r['reader'], r['N'], r['K'])
+            self.by.setdefault(key, {})[r['run']] = r
+        self.runs = sorted({r['run'] for r in rows})
+
+    def has(self, key):
+        return key in self.by
+
+    def cell(self, key):
+        """median [lowest min, highest max] of a figure, or '-'."""
+        got = self.by.get(key)
+        if not got:
+            return '-'
+        rs = got.values()
+        med = statistics.median(r['ns_per_event'] for r in rs)
+        lo = min(r['min'] for r in rs)
+        hi = max(r['max'] for r in rs)
+        return f'{med:.0f} [{lo:.0f}, {hi:.0f}]'
+
+    def per_run(self, fn, *keys):
+        """The median over the runs that have every key of fn(rows)."""
+        vals = []
+        for run in self.runs:
+            rows = [self.by.get(k, {}).get(run) for k in keys]
+            if all(rows):
+                v = fn(*rows)
+                if v is not None:
+                    vals.append(v)
+        return statistics.median(vals) if vals else None
+
+
+def fmt(v, spec):
+    return '-' if v is None else format(v, spec)
+
+
+def ratio(key='ns_per_event'):
+    return lambda a, b: a[key] / b[key] if b[key] else None
+
+
+def notify_table(runs, pipes):
+    """The notification split: the write alone, each watcher's own share."""
+    out = ['| N | K | write alone | ' +
+           ' | '.join(f'{rd} own' for rd in WATCHERS) +
+           f' | kevent own for ring/epoll {RING_TARGET} |',
+           '|---:|---:|' + '---:|' * (len(WATCHERS) + 2)]
+    for n, k in pipes:
+        w = ('pipes', 'unwatched', n, k)
+        if not runs.has(w):
+            continue
+        cells = [fmt(runs.per_run(lambda r: r['notify_ns'], w), '.0f')]
+        for rd in WATCHERS:
+            own = runs.per_run(lambda r, u: r['notify_ns'] - u['notify_ns'],
+                               ('pipes', rd, n, k), w)
+            cells.append(fmt(own, '.0f'))
+        budget = runs.per_run(
+            lambda e, g, u: (RING_TARGET * e['ns_per_event'] -
+                             g['collect_ns'] - u['notify_ns']),
+            ('pipes', 'epoll_et', n, k), ('pipes', 'kevent_ring', n, k), w)
+        cells.append(fmt(budget, '.0f'))
+        out.append(f'| {n} | {k} | ' + ' | '.join(cells) + ' |')
+    return out
 
 
 def tables(rows):
-    """The Markdown tables of @rows."""
-    by = {(r['shape'], r['reader'], r['N'], r['K']): r for r in rows}
+    """The Markdown tables of @rows (of one run or several)."""
+    runs = Runs(rows)
     out = []
     pipes = sorted({(r['N'], r['K']) for r in rows if r['shape'] == 'pipes'})
     if pipes:
@@ -58,14 +148,15 @@ def tables(rows):
                    ' | get/epoll | ring/epoll | get/epoll collect | ring/epoll collect |')
         out.append('|---:|---:|' + '---:|' * (len(PIPE_READERS) + 4))
         for n, k in pipes:
-            got = {rd: by.get(('pipes', rd, n, k)) for rd in PIPE_READERS}
-            ep = got['epoll_et']
-            cells = [cell(got[rd]) if got[rd] else '-' for rd in PIPE_READERS]
-            cells += [ratio(got['kevent_get_events'], ep),
-                      ratio(got['kevent_ring'], ep),
-                      ratio(got['kevent_get_events'], ep, 'collect_ns'),
-                      ratio(got['kevent_ring'], ep, 'collect_ns')]
+            key = {rd: ('pipes', rd, n, k) for rd in PIPE_READERS}
+            cells = [runs.cell(key[rd]) for rd in PIPE_READERS]
+            for what in ('ns_per_event', 'collect_ns'):
+                for rd in ('kevent_get_events', 'kevent_ring'):
+                    cells.append(fmt(runs.per_run(ratio(what), key[rd],
+                                                  key['epoll_et']), '.2f'))
             out.append(f'| {n} | {k} | ' + ' | '.join(cells) + ' |')
+        if any(r['reader'] == 'unwatched' for r in rows):
+            out += [''] + notify_table(runs, pipes)
     timers = sorted({r['N'] for r in rows if r['shape'] == 'timers'})
     if timers:
         if out:
@@ -73,23 +164,26 @@ def tables(rows):
         out.append('| T | ' + ' | '.join(TIMER_READERS) + ' | kevent/timerfd |')
         out.append('|---:|' + '---:|' * (len(TIMER_READERS) + 1))
         for t in timers:
-            got = {rd: by.get(('timers', rd, t, t)) for rd in TIMER_READERS}
-            cells = [cell(got[rd]) if got[rd] else '-' for rd in TIMER_READERS]
-            cells.append(ratio(got['kevent_get_events'], got['timerfd_epoll_read']))
+            key = {rd: ('timers', rd, t, t) for rd in TIMER_READERS}
+            cells = [runs.cell(key[rd]) for rd in TIMER_READERS]
+            cells.append(fmt(runs.per_run(ratio(), key['kevent_get_events'],
+                                          key['timerfd_epoll_read']), '.2f'))
             out.append(f'| {t} | ' + ' | '.join(cells) + ' |')
     return '\n'.join(out) + '\n'
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('log')
+    ap.add_argument('log', nargs='+', help='kernel logs or CSVs, one per run')
     ap.add_argument('--csv')
     ap.add_argument('--md')
     args = ap.parse_args(argv)
-    with open(args.log, errors='replace') as f:
-        rows = parse(f.read())
-    if not rows:
-        sys.exit(f'bench_kernel.py: no "# bench:" lines in {args.log}')
+    rows = []
+    for run, log in enumerate(args.log, 1):
+        got = read(log, run)
+        if not got:
+            sys.exit(f'bench_kernel.py: no "# bench:" lines in {log}')
+        rows += got
     if args.csv:
         with open(args.csv, 'w', newline='') as f:
             w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction='ignore')

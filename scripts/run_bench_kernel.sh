@@ -1,23 +1,40 @@
 #!/bin/bash
 # Run the in-kernel benchmark, the KUnit suite bench_kevent
 # (kunit/kevent_bench.c), through kunit_tool in the build without
-# coverage, and turn its '# bench:' lines into a Markdown table with
+# coverage, and turn its '# bench:' lines into Markdown tables with
 # bench_kernel.py.  Results: $RESULTS/bench/kernel.{log,csv,md}.
-# $1: an optional glob within the suite (e.g. 'bench_kevent.bench_timers').
+# $1: an optional glob within the suite (e.g. 'bench_kevent.bench_pipes').
+# BENCH_RUNS=N boots it N times (default 1), one after the other: the
+# tables then give, for every figure and ratio, the median over the runs
+# of each run's own (kernel-1.log ... kernel-N.log are kept).
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ "$KEVENT_FLAVOUR" = nocov ] || die "the benchmark runs in the build without coverage (KEVENT_FLAVOUR=nocov)"
+runs=${BENCH_RUNS:-1}
+case $runs in
+''|*[!0-9]*|0) die "BENCH_RUNS must be a number of runs (1 or more), not '$runs'" ;;
+esac
 out=$RESULTS/bench
 mkdir -p "$out"
-set +e
-"$PYTHON" "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${BENCH_TIMEOUT:-1800}" \
-	"${1:-bench_kevent}" | tee "$out/kernel-parsed.txt"
-rc=${PIPESTATUS[0]}
-set -e
-cp "$BUILD/test.log" "$out/kernel.log"
-[ "$rc" = 0 ] || die "the in-kernel benchmark failed (kernel log: $out/kernel.log)"
-"$REPO/scripts/check_log.sh" "$out/kernel.log" bench
-"$PYTHON" "$REPO/scripts/bench_kernel.py" "$out/kernel.log" --csv "$out/kernel.csv" \
+rm -f "$out"/kernel-[0-9]*.log
+logs=()
+for i in $(seq 1 "$runs"); do
+	[ "$runs" = 1 ] || say "in-kernel benchmark: run $i of $runs"
+	# One run shows kunit_tool's output as it comes; several, one line each.
+	show=/dev/stdout
+	[ "$runs" = 1 ] || show=/dev/null
+	set +e
+	"$PYTHON" "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${BENCH_TIMEOUT:-1800}" \
+		"${1:-bench_kevent}" | tee "$out/kernel-parsed.txt" > "$show"
+	rc=${PIPESTATUS[0]}
+	set -e
+	cp "$BUILD/test.log" "$out/kernel.log"
+	[ "$rc" = 0 ] || die "the in-kernel benchmark failed (kernel log: $out/kernel.log, kunit_tool: $out/kernel-parsed.txt)"
+	"$REPO/scripts/check_log.sh" "$out/kernel.log" bench
+	cp "$out/kernel.log" "$out/kernel-$i.log"
+	logs+=("$out/kernel-$i.log")
+done
+"$PYTHON" "$REPO/scripts/bench_kernel.py" "${logs[@]}" --csv "$out/kernel.csv" \
 	--md "$out/kernel.md"

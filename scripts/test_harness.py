@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Unit tests of the harness's Python: the results model (results.py),
 the coverage module (coverage/lcov_info.py), the summary's exit status
-and totals line, the guard judge (guard_status.py) and the join of the
-user-space boots' KTAP (ktap_merge.py), over the recorded
+and totals line, the guard judge (guard_status.py), the join of the
+user-space boots' KTAP (ktap_merge.py) and the in-kernel benchmark's
+tables (bench_kernel.py), over the recorded
 inputs in scripts/test_data/.  Run by scripts/selftest.sh (the lint stage
 of ./run_tests.sh), or alone: python3 scripts/test_harness.py -v
 """
@@ -19,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, 'test_data')
 sys.path.insert(0, os.path.join(HERE, '..', 'coverage'))
 sys.path.insert(0, HERE)
+import bench_kernel  # noqa: E402
 import guard_status  # noqa: E402
 import ktap_merge  # noqa: E402
 import lcov_info  # noqa: E402
@@ -250,6 +252,60 @@ class KtapMerge(unittest.TestCase):
         doc, problems = ktap_merge.merge(['', self.parts('part1.ktap')[0]])
         self.assertEqual(problems, ['part 0 of 2 wrote no KTAP plan'])
         self.assertEqual(doc.splitlines()[:2], ['KTAP version 1', '1..1'])
+
+
+class BenchKernel(unittest.TestCase):
+    @staticmethod
+    def log(figs):
+        """A kernel log of (reader, total, notify, collect) at N=1000 K=16."""
+        return ''.join(
+            f'    # bench: shape=pipes reader={rd} N=1000 K=16 '
+            f'ns_per_event={t} min={t - 1} max={t + 1} notify_ns={nt} '
+            f'collect_ns={t - nt} reps=51\n' for rd, t, nt in figs)
+
+    def rows(self):
+        # Run 2 is twice as slow (a disturbed run): ratios stay per run.
+        one = [('kevent_ring', 90, 72), ('epoll_et', 100, 70),
+               ('unwatched', 50, 50)]
+        two = [(rd, 2 * t, 2 * nt) for rd, t, nt in one]
+        three = [('kevent_ring', 99, 79), ('epoll_et', 100, 70),
+                 ('unwatched', 50, 50)]
+        return (bench_kernel.parse(self.log(one), 1) +
+                bench_kernel.parse(self.log(two), 2) +
+                bench_kernel.parse(self.log(three), 3))
+
+    def line(self, md, start):
+        return next(ln for ln in md.splitlines() if ln.startswith(start))
+
+    def test_figures_are_medians_over_runs_of_each_runs_figure(self):
+        md = bench_kernel.tables(self.rows())
+        # ring: 90, 180, 99 -> 99 [89, 181]; ratios 0.90, 0.90, 0.99.
+        row = self.line(md, '| 1000 | 16 | - | 99 [89, 181] | 100 [99, 201] |')
+        self.assertEqual(row.split(' | ')[8], '0.90')
+        # collect: ring 18, 36, 20 against epoll 30, 60, 30.
+        self.assertEqual(row.split(' | ')[10].rstrip(' |'), '0.60')
+
+    def test_the_notification_split(self):
+        md = bench_kernel.tables(self.rows())
+        # own: epoll 20, 40, 20; ring 22, 44, 29; budget 80-18-50=12,
+        # 160-36-100=24, 80-20-50=10.
+        self.assertIn('| 1000 | 16 | 50 | - | 29 | 20 | - | 12 |',
+                      md.splitlines())
+
+    def test_csv_of_a_run_reads_back(self):
+        text = self.log([('epoll_et', 100, 70), ('unwatched', 50, 50)])
+        with tempfile.TemporaryDirectory() as d:
+            log, out = os.path.join(d, 'test.log'), os.path.join(d, 'run.csv')
+            with open(log, 'w') as f:
+                f.write(text)
+            with open(os.devnull, 'w') as null:
+                saved, sys.stdout = sys.stdout, null
+                try:
+                    bench_kernel.main([log, '--csv', out])
+                finally:
+                    sys.stdout = saved
+            self.assertEqual(bench_kernel.read(out, 7),
+                             bench_kernel.parse(text, 7))
 
 
 class UserlandParts(unittest.TestCase):
