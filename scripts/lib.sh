@@ -98,7 +98,8 @@ stage() {
 
 # The kunitconfig fragments of this run, as kunit_tool arguments.
 kunitconfig_args() {
-	local args=(--kunitconfig "$REPO/configs/base.config")
+	local args=(--kunitconfig "$REPO/configs/base.config"
+		--kunitconfig "$REPO/configs/uml.config")
 
 	[ "$COVERAGE" = 1 ] && args+=(--kunitconfig "$REPO/configs/coverage.config")
 	[ "$DEBUG_CONFIG" = 1 ] && args+=(--kunitconfig "$REPO/configs/debug.config")
@@ -232,25 +233,18 @@ BZIMAGE=$SMP_BUILD/arch/x86/boot/bzImage
 QEMU_CONFIG=$REPO/configs/qemu_x86_64_smp.py
 
 # The kunitconfig fragments of the SMP kernel, as kunit_tool arguments:
-# base.config without its UML-only lines (hostfs, the null channel, the
-# benchmark, which calls sys_* functions that x86_64 only has behind its
-# syscall wrappers, and the defaults turned off with EXPERT) and
-# debug.config (copies in the build dir),
-# x86_64.config and, with KCSAN=1, x86_64-kcsan.config.
-# kunit_tool refuses two values for one option, so KCSAN's copy of
-# debug.config is the one without KASAN (KCSAN excludes it).
+# base.config (not uml.config: what only the UML kernels have), a copy of
+# debug.config in the build dir, x86_64.config and, with KCSAN=1,
+# x86_64-kcsan.config.  kunit_tool refuses two values for one option, so
+# KCSAN's copy of debug.config is the one without KASAN (KCSAN excludes
+# it).
 smp_kunitconfig_args() {
-	local base=$SMP_BUILD/kevent-base.config debug=$SMP_BUILD/kevent-debug.config
-	local drop='^$'
+	local debug=$SMP_BUILD/kevent-debug.config drop='^$'
 
 	mkdir -p "$SMP_BUILD"
-	# (The x86_64 kernel keeps the defaults that EXPERT turns off in
-	# UML: its VT selects INPUT.)
-	grep -Ev '^CONFIG_(HOSTFS|NULL_CHAN|KEVENT_BENCH|EXPERT|DEBUG_MEMORY_INIT)=|^# CONFIG_(BLOCK|INPUT|IO_URING|NAMESPACES) is not set' \
-		"$REPO/configs/base.config" > "$base"
 	[ "${KCSAN:-0}" = 1 ] && drop='^CONFIG_KASAN(_[A-Z_]*)?='
 	grep -Ev "$drop" "$REPO/configs/debug.config" > "$debug"
-	printf '%s\n' --kunitconfig "$base" --kunitconfig "$debug" \
+	printf '%s\n' --kunitconfig "$REPO/configs/base.config" --kunitconfig "$debug" \
 		--kunitconfig "$REPO/configs/x86_64.config"
 	[ "${KCSAN:-0}" = 1 ] && printf '%s\n' --kunitconfig "$REPO/configs/x86_64-kcsan.config"
 	return 0
