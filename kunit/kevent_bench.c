@@ -12,12 +12,13 @@
  * kevent_sys_get_events(), kevent_sys_wait() into a ring, sys_epoll_wait().
  * kevent watches with POLL kevents, ET; epoll with EPOLLIN|EPOLLET (the
  * same rule) and, for reference, level-triggered.  Each reader has its
- * own pipes and queue, so a write wakes exactly one watcher, and the
+ * own pipes and queue, so a write wakes at most one watcher, and the
  * readers' repetitions interleave.  A fifth reader, "unwatched", has
  * pipes that nothing watches and collects nothing: its notify figure is
- * the pipe write alone, which every watcher's notify figure includes.  The writes (notify: pipe write, wake-up,
- * ready list) and the collection are timed with ktime_get_ns(); draining
- * the pipes afterwards is not timed, for any reader.
+ * the pipe write alone, which every watcher's notify figure includes.
+ * The writes (notify: pipe write, wake-up, ready list) and the
+ * collection are timed with ktime_get_ns(); draining the pipes
+ * afterwards is not timed, for any reader.
  *
  * timers: T periodic timers (10 ms) all fired, then collected: T
  * KEVENT_TIMER kevents in kevent_get_events() calls against T timerfds
@@ -120,7 +121,7 @@ static void bench_report(struct kunit *test, const char *shape,
 		   BENCH_REPS);
 }
 
-/* Room for 20000 fds in the KUnit thread (its limit is init's 1024). */
+/* Room for 50000 pipes' read ends in the KUnit thread (init's limit: 1024). */
 static void bench_nofile(void)
 {
 	struct rlimit *r = &current->signal->rlim[RLIMIT_NOFILE];
@@ -386,7 +387,8 @@ KUNIT_ARRAY_PARAM(bench_n, bench_n, bench_n_desc);
 /*
  * N pipes per reader, each K (K above N: K = N, all ready).  Each reader
  * has pipes of its own, allocated just before its queue's watches, so
- * all have the same memory layout and a write wakes one watcher.
+ * all have the same memory layout and a write wakes at most one watcher
+ * (none for the unwatched reader's).
  */
 static void bench_pipes(struct kunit *test)
 {

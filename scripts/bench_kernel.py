@@ -22,7 +22,7 @@ machine during one run moves a ratio of that run only.
 
 Usage: bench_kernel.py LOG... [--csv FILE] [--md FILE]   (the tables
 also go to standard output; the CSV has one row per run and figure).  A
-LOG ending in .csv is a CSV this script wrote for one run.
+LOG ending in .csv is a CSV this script wrote, of one run or several.
 """
 import argparse
 import csv
@@ -40,34 +40,67 @@ FIELDS = ['run', 'shape', 'reader', 'N', 'K', 'ns_per_event', 'min', 'max',
           'notify_ns', 'collect_ns', 'reps']
 
 
+class BenchError(Exception):
+    """Input this script cannot read; the message says which and why."""
+
+
 def typed(row, run):
     """@row (strings) with numbers, as figure of run @run."""
-    for key in ('N', 'K', 'reps'):
-        row[key] = int(row[key])
-    for key in ('ns_per_event', 'min', 'max', 'notify_ns', 'collect_ns'):
-        row[key] = float(row[key])
+    missing = [k for k in FIELDS if k != 'run' and k not in row]
+    if missing:
+        raise BenchError('no ' + ', '.join(missing))
+    try:
+        for key in ('N', 'K', 'reps'):
+            row[key] = int(row[key])
+        for key in ('ns_per_event', 'min', 'max', 'notify_ns', 'collect_ns'):
+            row[key] = float(row[key])
+    except ValueError as e:
+        raise BenchError(str(e)) from None
     row['run'] = run
     return row
 
 
-def parse(text, run=1):
+def parse(text, run=1, name='log'):
     """The figures of a log: a list of dicts with FIELDS."""
     rows = []
-    for line in text.splitlines():
+    for n, line in enumerate(text.splitlines(), 1):
         m = LINE.search(line)
-        if m:
-            rows.append(typed(dict(kv.split('=', 1)
-                                   for kv in m.group(1).split()), run))
+        if not m:
+            continue
+        kv = [w.split('=', 1) for w in m.group(1).split()]
+        try:
+            if any(len(p) != 2 for p in kv):
+                raise BenchError('a word without "="')
+            rows.append(typed(dict(kv), run))
+        except BenchError as e:
+            raise BenchError(f'{name}:{n}: a garbled "# bench:" line ({e})') from None
     return rows
 
 
-def read(path, run):
-    """The figures of a kernel log, or of a CSV this script wrote."""
-    with open(path, errors='replace', newline='') as f:
-        if path.endswith('.csv'):
-            return [typed({k: r[k] for k in FIELDS if k != 'run'}, run)
-                    for r in csv.DictReader(f)]
-        return parse(f.read(), run)
+def read(path, first):
+    """The figures of a kernel log (run @first), or of a CSV this script
+    wrote (its runs numbered from @first on, in the order they come)."""
+    try:
+        with open(path, errors='replace', newline='') as f:
+            if not path.endswith('.csv'):
+                return parse(f.read(), first, path)
+            reader = csv.DictReader(f)
+            missing = [k for k in FIELDS if k != 'run'
+                       and k not in (reader.fieldnames or [])]
+            if missing:
+                raise BenchError(f'{path}: not a CSV of bench_kernel.py '
+                                 f'(no column {", ".join(missing)})')
+            runs, rows = {}, []
+            for n, r in enumerate(reader, 2):
+                run = runs.setdefault(r.get('run'), first + len(runs))
+                try:
+                    rows.append(typed({k: r[k] for k in FIELDS if k != 'run'},
+                                      run))
+                except BenchError as e:
+                    raise BenchError(f'{path}:{n}: {e}') from None
+            return rows
+    except OSError as e:
+        raise BenchError(f'{path}: {e.strerror}') from None
 
 
 class Runs:
@@ -179,10 +212,13 @@ def main(argv=None):
     ap.add_argument('--md')
     args = ap.parse_args(argv)
     rows = []
-    for run, log in enumerate(args.log, 1):
-        got = read(log, run)
+    for log in args.log:
+        try:
+            got = read(log, 1 + max((r['run'] for r in rows), default=0))
+        except BenchError as e:
+            sys.exit(f'bench_kernel.py: {e}')
         if not got:
-            sys.exit(f'bench_kernel.py: no "# bench:" lines in {log}')
+            sys.exit(f'bench_kernel.py: no figures ("# bench:" lines or CSV rows) in {log}')
         rows += got
     if args.csv:
         with open(args.csv, 'w', newline='') as f:

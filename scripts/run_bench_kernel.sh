@@ -14,24 +14,26 @@ set -eu
 [ "$KEVENT_FLAVOUR" = nocov ] || die "the benchmark runs in the build without coverage (KEVENT_FLAVOUR=nocov)"
 runs=${BENCH_RUNS:-1}
 case $runs in
-''|*[!0-9]*|0) die "BENCH_RUNS must be a number of runs (1 or more), not '$runs'" ;;
+''|*[!0-9]*) die "BENCH_RUNS must be a number of runs (1 or more), not '$runs'" ;;
 esac
+runs=$((10#$runs))
+[ "$runs" -ge 1 ] || die "BENCH_RUNS must be a number of runs (1 or more), not '$BENCH_RUNS'"
 out=$RESULTS/bench
 mkdir -p "$out"
-rm -f "$out"/kernel-[0-9]*.log
+rm -f "$out"/kernel-[0-9]*.log "$out/kernel.csv" "$out/kernel.md"
+# One run shows kunit_tool's output as it comes (fd 3); several, one line each.
+exec 3>&1
+[ "$runs" = 1 ] || exec 3>/dev/null
 logs=()
 for i in $(seq 1 "$runs"); do
 	[ "$runs" = 1 ] || say "in-kernel benchmark: run $i of $runs"
-	# One run shows kunit_tool's output as it comes; several, one line each.
-	show=/dev/stdout
-	[ "$runs" = 1 ] || show=/dev/null
 	set +e
 	"$PYTHON" "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${BENCH_TIMEOUT:-1800}" \
-		"${1:-bench_kevent}" | tee "$out/kernel-parsed.txt" > "$show"
+		"${1:-bench_kevent}" | tee "$out/kernel-parsed.txt" >&3
 	rc=${PIPESTATUS[0]}
 	set -e
 	cp "$BUILD/test.log" "$out/kernel.log"
-	[ "$rc" = 0 ] || die "the in-kernel benchmark failed (kernel log: $out/kernel.log, kunit_tool: $out/kernel-parsed.txt)"
+	[ "$rc" = 0 ] || die "the in-kernel benchmark failed in run $i (kernel log: $out/kernel.log, kunit_tool: $out/kernel-parsed.txt; the runs before it: scripts/bench_kernel.py $out/kernel-[0-9]*.log)"
 	"$REPO/scripts/check_log.sh" "$out/kernel.log" bench
 	cp "$out/kernel.log" "$out/kernel-$i.log"
 	logs+=("$out/kernel-$i.log")

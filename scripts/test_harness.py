@@ -292,20 +292,41 @@ class BenchKernel(unittest.TestCase):
         self.assertIn('| 1000 | 16 | 50 | - | 29 | 20 | - | 12 |',
                       md.splitlines())
 
-    def test_csv_of_a_run_reads_back(self):
-        text = self.log([('epoll_et', 100, 70), ('unwatched', 50, 50)])
+    def test_csv_of_several_runs_reads_back_as_those_runs(self):
+        texts = [self.log([('kevent_ring', t, nt), ('epoll_et', 100, 70),
+                           ('unwatched', 50, 50)])
+                 for t, nt in ((90, 72), (180, 144), (99, 79))]
         with tempfile.TemporaryDirectory() as d:
-            log, out = os.path.join(d, 'test.log'), os.path.join(d, 'run.csv')
-            with open(log, 'w') as f:
-                f.write(text)
+            logs = []
+            for i, text in enumerate(texts):
+                logs.append(os.path.join(d, f'{i}.log'))
+                with open(logs[-1], 'w') as f:
+                    f.write(text)
+            out = os.path.join(d, 'runs.csv')
             with open(os.devnull, 'w') as null:
                 saved, sys.stdout = sys.stdout, null
                 try:
-                    bench_kernel.main([log, '--csv', out])
+                    bench_kernel.main(logs + ['--csv', out])
                 finally:
                     sys.stdout = saved
-            self.assertEqual(bench_kernel.read(out, 7),
-                             bench_kernel.parse(text, 7))
+            rows = [r for i, t in enumerate(texts, 1)
+                    for r in bench_kernel.parse(t, i)]
+            # Numbered from 4 on, as after three runs read before.
+            back = bench_kernel.read(out, 4)
+            self.assertEqual(back, [dict(r, run=r['run'] + 3) for r in rows])
+            self.assertEqual(bench_kernel.tables(back),
+                             bench_kernel.tables(rows))
+
+    def test_what_it_cannot_read_is_named(self):
+        with tempfile.TemporaryDirectory() as d:
+            other = os.path.join(d, 'other.csv')
+            with open(other, 'w') as f:
+                f.write('variant,reader,N\nx,epoll_et,10\n')
+            with self.assertRaisesRegex(bench_kernel.BenchError,
+                                        'other.csv: not a CSV .*no column shape'):
+                bench_kernel.read(other, 1)
+        with self.assertRaisesRegex(bench_kernel.BenchError, 'L:1: a garbled'):
+            bench_kernel.parse('# bench: shape=pipes reader=x N=1\n', 1, 'L')
 
 
 class UserlandParts(unittest.TestCase):
