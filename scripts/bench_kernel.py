@@ -207,7 +207,7 @@ def tables(rows):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('log', nargs='+', help='kernel logs or CSVs, one per run')
+    ap.add_argument('log', nargs='+', help='kernel logs (one run each) or CSVs this script wrote')
     ap.add_argument('--csv')
     ap.add_argument('--md')
     args = ap.parse_args(argv)

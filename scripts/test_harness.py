@@ -9,6 +9,8 @@ inputs in scripts/test_data/.  Run by scripts/selftest.sh (the lint stage
 of ./run_tests.sh), or alone: python3 scripts/test_harness.py -v
 """
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -303,12 +305,8 @@ class BenchKernel(unittest.TestCase):
                 with open(logs[-1], 'w') as f:
                     f.write(text)
             out = os.path.join(d, 'runs.csv')
-            with open(os.devnull, 'w') as null:
-                saved, sys.stdout = sys.stdout, null
-                try:
-                    bench_kernel.main(logs + ['--csv', out])
-                finally:
-                    sys.stdout = saved
+            with contextlib.redirect_stdout(io.StringIO()):
+                bench_kernel.main(logs + ['--csv', out])
             rows = [r for i, t in enumerate(texts, 1)
                     for r in bench_kernel.parse(t, i)]
             # Numbered from 4 on, as after three runs read before.
