@@ -197,6 +197,7 @@ int kevent_add_callbacks(const struct kevent_callbacks *cb, int pos)
 	p->callback = cb->callback ? cb->callback : kevent_break;
 	p->deliver = cb->deliver;
 	p->deliver_on_recheck = cb->deliver_on_recheck;
+	p->counts = cb->counts;
 	p->events = cb->events;
 	spin_unlock(&kevent_callbacks_lock);
 	return 0;
@@ -242,6 +243,7 @@ int kevent_init(struct kevent *k)
 	k->in_tree = false;
 	WRITE_ONCE(k->recheck, false);
 	k->gen = 0;
+	k->pass = 0;
 	k->st = NULL;
 	k->priv = NULL;
 
@@ -335,10 +337,17 @@ static bool __kevent_ready_add(struct kevent *k, bool head)
 	lockdep_assert_irqs_disabled();
 	spin_lock(&u->ready_lock);
 	if (!k->on_ready && !k->dead) {
-		if (head)
+		/*
+		 * The list stays sorted by pass: a kevent given back goes
+		 * first as the oldest, a new one last as the newest.
+		 */
+		if (head) {
+			k->pass = 0;
 			list_add(&k->ready_entry, &u->ready_list);
-		else
+		} else {
+			k->pass = u->pass;
 			list_add_tail(&k->ready_entry, &u->ready_list);
+		}
 		k->on_ready = true;
 		WRITE_ONCE(u->ready_num, u->ready_num + 1);
 		added = true;
@@ -394,21 +403,31 @@ static void __kevent_ready_del(struct kevent *k)
 }
 
 /**
- * kevent_ready_take() - take the first ready kevents
+ * kevent_ready_take() - take the first ready kevents of a collection pass
  * @u: the queue
  * @ks: where to put them
  * @max: at most this many
+ * @pass: the collection's pass number; 0 begins a new pass (the number is
+ *        stored here for the pass's next takes)
  *
- * One acquisition of the ready lock for the whole batch.  Called in
- * process context with interrupts disabled (the caller snapshots kevents
- * in the same section) and the queue's ctl_mutex held, which keeps the
- * kevents taken alive (their removal needs it): a caller that drops it
- * before it is done with them takes references first.
+ * One call, one pass: a collection takes the kevents that were ready when
+ * it began, each at most once.  A kevent queued after that (a periodic
+ * timer re-armed by its own delivery, a new wake-up, even of a kevent
+ * this pass delivered) carries a later pass number and waits for the
+ * next collection, as epoll's ep_send_events() takes its ready list once.
+ * The list is sorted by pass (see __kevent_ready_add()), so the take
+ * stops at the first kevent queued since its pass began.
+ *
+ * One acquisition of the ready lock for the whole batch.  Called in process context with
+ * interrupts disabled (the caller snapshots kevents in the same section)
+ * and the queue's ctl_mutex held, which keeps the kevents taken alive
+ * (their removal needs it): a caller that drops it before it is done with
+ * them takes references first.
  *
  * Return: how many were taken.
  */
 unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
-			       unsigned int max)
+			       unsigned int max, u64 *pass)
 {
 	unsigned int n = 0;
 	struct kevent *k;
@@ -416,14 +435,36 @@ unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
 	lockdep_assert_irqs_disabled();
 	lockdep_assert_held(&u->ctl_mutex);
 	spin_lock(&u->ready_lock);
+	if (!*pass)
+		*pass = ++u->pass;
 	while (n < max &&
 	       (k = list_first_entry_or_null(&u->ready_list, struct kevent,
-					     ready_entry))) {
+					     ready_entry)) &&
+	       k->pass < *pass) {
 		__kevent_ready_del(k);
 		ks[n++] = k;
 	}
 	spin_unlock(&u->ready_lock);
 	return n;
+}
+
+/**
+ * kevent_ready_forget() - a re-queue that a delivery already answers
+ * @k: a kevent being delivered, its snapshot just taken under @k->ulock
+ *
+ * A notification that queued @k again after its delivery took it off the
+ * ready list put its results into @k->event, which the delivery's
+ * snapshot has just taken: the kevent leaves the ready list again, or the
+ * next collection would deliver it a second time, empty.  Not for a
+ * kevent whose storage has work in ->deliver (a timer counts expirations
+ * there, not in @k->event).
+ */
+void kevent_ready_forget(struct kevent *k)
+{
+	lockdep_assert_held(&k->ulock);
+	spin_lock(&k->user->ready_lock);
+	__kevent_ready_del(k);
+	spin_unlock(&k->user->ready_lock);
 }
 
 /**
@@ -500,24 +541,28 @@ static __always_inline bool kevent_judge(struct kevent *k, int ret,
  */
 static bool __kevent_requeue(struct kevent_storage *st, struct kevent *k)
 {
-	bool ready, leave;
+	bool ready, leave, added;
 
 	lockdep_assert_held(&st->lock);
 
 	spin_lock(&k->ulock);
 	ready = kevent_judge(k, k->callbacks.callback(k), &leave);
+	/*
+	 * Queued under ulock with the results it brings, so a delivery's
+	 * snapshot (under ulock) that took those results also sees the
+	 * kevent queued again (kevent_ready_forget()).
+	 */
+	added = ready && __kevent_ready_add(k, false);
 	spin_unlock(&k->ulock);
 
-	if (!ready)
-		return false;
-	if (leave)
+	if (ready && leave)
 		kevent_storage_detach(st, k);
-	return __kevent_ready_add(k, false);
+	return added;
 }
 
 static void __kevent_storage_ready(struct kevent_storage *st,
 				   kevent_callback_t ready_callback, u32 event,
-				   unsigned long data)
+				   unsigned long data, bool all)
 {
 	struct kevent *k, *n;
 	unsigned long flags;
@@ -533,7 +578,8 @@ static void __kevent_storage_ready(struct kevent_storage *st,
 	list_for_each_entry_safe(k, n, &st->list, storage_entry) {
 		if (!(event & k->event.event))
 			continue;
-		if ((k->event.req_flags & KEVENT_REQ_WAKEUP_ONE) && wake_num)
+		if ((k->event.req_flags & KEVENT_REQ_WAKEUP_ONE) && wake_num &&
+		    !all)
 			continue;
 		if (__kevent_requeue(st, k))
 			wake_num++;
@@ -556,7 +602,7 @@ static void __kevent_storage_ready(struct kevent_storage *st,
 void kevent_storage_ready(struct kevent_storage *st,
 			  kevent_callback_t ready_callback, u32 event)
 {
-	__kevent_storage_ready(st, ready_callback, event, 0);
+	__kevent_storage_ready(st, ready_callback, event, 0, false);
 }
 
 /**
@@ -571,7 +617,25 @@ void kevent_storage_ready(struct kevent_storage *st,
 void kevent_storage_ready_data(struct kevent_storage *st, u32 event,
 			       unsigned long data)
 {
-	__kevent_storage_ready(st, NULL, event, data);
+	__kevent_storage_ready(st, NULL, event, data, false);
+}
+
+/**
+ * kevent_storage_broadcast() - an origin reports a state, not an edge
+ * @st: the origin's storage
+ * @event: the events that happened, as for kevent_storage_ready()
+ * @data: as for kevent_storage_ready_data()
+ *
+ * For a hang-up, an error, or a wake-up that does not say what happened:
+ * every matching kevent is looked at, KEVENT_REQ_WAKEUP_ONE ones included,
+ * as a wake-all reaches every EPOLLEXCLUSIVE waiter.  WAKEUP_ONE limits
+ * edges; a state nobody would report again must reach every queue.
+ * Runs in atomic context.
+ */
+void kevent_storage_broadcast(struct kevent_storage *st, u32 event,
+			      unsigned long data)
+{
+	__kevent_storage_ready(st, NULL, event, data, true);
 }
 
 /**
@@ -712,9 +776,9 @@ void kevent_storage_fini(struct kevent_storage *st, int err)
 		if (err)
 			k->event.ret_data[1] = err;
 		WRITE_ONCE(k->recheck, false);
+		__kevent_ready_add(k, false);
 		spin_unlock(&k->ulock);
 		kevent_storage_detach(st, k);
-		__kevent_ready_add(k, false);
 	}
 	spin_unlock_irqrestore(&st->lock, flags);
 }

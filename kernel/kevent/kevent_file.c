@@ -33,7 +33,9 @@
  * (whose signals signalfd reports), as epoll's ep_send_events() does; not
  * ready then, it is not delivered.  MODIFY's re-check goes the same way.
  * POLLERR and POLLHUP reach every kevent of the origin, whatever its event
- * bits.  A wait queue that goes away before the file (POLLFREE: signalfd)
+ * bits, and so does a wake-up without a key: KEVENT_REQ_WAKEUP_ONE limits
+ * edges, not states (kevent_storage_broadcast()).  An id's raw[1] must be
+ * 0: one fd is one key.  A wait queue that goes away before the file (POLLFREE: signalfd)
  * is dropped as epoll drops it; its origin then takes no new kevents, and
  * a later ADD of the file builds a fresh one.
  *
@@ -148,8 +150,12 @@ static void kevent_file_notify(struct kevent_file *kf, __poll_t mask)
 	const struct kevent_file_ops *ops = kevent_file_ops(kf);
 	u32 event = ops->event ? ops->event(mask) : (__force u32)mask;
 
-	if (mask & (EPOLLERR | EPOLLHUP))
-		event = KEVENT_MASK_ALL;
+	if (mask & (EPOLLERR | EPOLLHUP)) {
+		/* A state, not an edge: past WAKEUP_ONE, to every kevent. */
+		kevent_storage_broadcast(&kf->st, KEVENT_MASK_ALL,
+					 (__force unsigned long)mask);
+		return;
+	}
 	if (event)
 		kevent_storage_ready_data(&kf->st, event,
 					  (__force unsigned long)mask);
@@ -162,9 +168,13 @@ static int kevent_file_woken(struct kevent_file *kf, wait_queue_entry_t *wait,
 	__poll_t mask = key_to_poll(key);
 
 	if (!mask) {
-		/* No key: every kevent is re-checked where it is collected. */
-		kevent_storage_ready_data(&kf->st, KEVENT_MASK_ALL,
-					  KEVENT_FILE_NOKEY);
+		/*
+		 * No key: every kevent is re-checked where it is collected,
+		 * WAKEUP_ONE ones too, since this may be a hang-up
+		 * (sock_def_wakeup()) that nothing will report again.
+		 */
+		kevent_storage_broadcast(&kf->st, KEVENT_MASK_ALL,
+					 KEVENT_FILE_NOKEY);
 		return 0;
 	}
 	kevent_file_notify(kf, mask & ~POLLFREE);
@@ -371,8 +381,9 @@ static const struct kevent_file_ops *kevent_file_types[KEVENT_NR_TYPES] __ro_aft
  * from kevent_ctl() and detaches it.
  *
  * Return: 0 attached, 1 answered at once (ready or broken); -EBADF for an
- * fd that is not open, -EPERM for a file without ->poll, -EINVAL for a
- * kevent queue or an epoll instance, the check's error, or -ENOMEM.
+ * fd that is not open, -EPERM for a file without ->poll, -EINVAL for an
+ * id.raw[1] other than 0, a kevent queue or an epoll instance, the
+ * check's error, or -ENOMEM.
  */
 int kevent_file_enqueue(struct kevent *k)
 {
@@ -382,6 +393,12 @@ int kevent_file_enqueue(struct kevent *k)
 	__poll_t mask;
 	int err;
 
+	/*
+	 * One fd, one key: a queue cannot hang kevents without number on
+	 * one file (a world-readable FIFO) that every user's wake-up walks.
+	 */
+	if (k->event.id.raw[1])
+		return -EINVAL;
 	file = fget(k->event.id.raw[0]);
 	if (!file)
 		return -EBADF;

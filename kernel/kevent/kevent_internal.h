@@ -17,6 +17,12 @@
 #define KEVENT_CTL_CHUNK	64
 /* Delivery takes at most this many ready kevents per pass over the locks. */
 #define KEVENT_DELIVER_BATCH	16
+/*
+ * A collection pass takes no further batch once it has run this long (or
+ * a signal is pending): with the one-pass rule this bounds every call by
+ * its deadline plus a time that grows with nothing the caller sets.
+ */
+#define KEVENT_PASS_NS		(10 * NSEC_PER_MSEC)
 
 /*
  * Type slots: the KEVENT_* types of the ABI, plus one slot that only kernel
@@ -32,6 +38,11 @@
  * @ready_list: kevents ready for delivery, in order; ready_lock.
  * @ready_num: length of @ready_list; ready_lock (read locklessly by waiters).
  * @ready_lock: protects the ready list and each kevent's on_ready/dead.
+ * @pass: the number of the last collection pass begun; ready_lock.
+ * @orphans: batches whose collector was killed before it could finish
+ *           them (kevent_batch_finish()); finished by the next holder of
+ *           ctl_mutex.  Protected by @orphan_lock.
+ * @orphan_lock: protects @orphans.
  * @ctl_mutex: serialises ADD/REMOVE/MODIFY, ONESHOT removal and release.
  * @wait: waiters in kevent_get_events()/kevent_wait() and poll().
  * @ring_lock: serialises kevent_ring_init() and ring writers.
@@ -51,6 +62,9 @@ struct kevent_user {
 	struct list_head	ready_list;
 	unsigned int		ready_num;
 	spinlock_t		ready_lock;
+	u64			pass;
+	struct list_head	orphans;
+	spinlock_t		orphan_lock;
 	struct mutex		ctl_mutex;
 	wait_queue_head_t	wait;
 	struct mutex		ring_lock;
@@ -84,7 +98,8 @@ static inline bool kevent_deliver_needed(struct kevent *k)
 /* The ready list (kevent.c): the only code that changes its membership. */
 bool kevent_ready_add(struct kevent *k, bool head);
 unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
-			       unsigned int max);
+			       unsigned int max, u64 *pass);
+void kevent_ready_forget(struct kevent *k);
 void kevent_ready_kill(struct kevent *k);
 
 /**
@@ -103,6 +118,7 @@ static inline unsigned int kevent_user_ready_num(struct kevent_user *u)
 
 /* Queue side (kevent_user.c). */
 struct kevent_user *kevent_user_create(void);
+void kevent_queue_unlock(struct kevent_user *u);
 void kevent_user_destroy(struct kevent_user *u);
 int kevent_user_add_ukevent(struct ukevent *uk, struct kevent_user *u);
 int kevent_user_remove_ukevent(struct ukevent *uk, struct kevent_user *u);

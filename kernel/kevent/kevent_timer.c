@@ -36,25 +36,71 @@
  * @timer: the hrtimer, armed while @expired is 0
  * @st: the storage, with the one kevent
  * @period: the period
+ * @next: the expiry the hrtimer is (or is next) armed for; @st.lock
  * @expired: expirations not yet delivered; @st.lock
  */
 struct kevent_timer {
 	struct hrtimer		timer;
 	struct kevent_storage	st;
 	ktime_t			period;
+	ktime_t			next;
 	u64			expired;
 };
+
+/* Arm the hrtimer for @t->next; @t->st.lock held (or @t not yet seen). */
+static void kevent_timer_arm(struct kevent_timer *t)
+{
+	hrtimer_start(&t->timer, t->next, HRTIMER_MODE_ABS);
+}
+
+/*
+ * Move @t->next past now by whole periods, as hrtimer_forward_now() does,
+ * but on a copy of the expiry: hrtimer_forward() may not touch a timer
+ * whose function is running, and on SMP delivery can come while the
+ * timer function of the expiration it counts is still returning.
+ * Returns the periods that expired (at least 1 after an expiration).
+ */
+static u64 kevent_timer_forward(struct kevent_timer *t)
+{
+	ktime_t now = ktime_get();
+	ktime_t delta = ktime_sub(now, t->next);
+	u64 orun = 1;
+
+	if (delta < 0)
+		return 0;
+	if (delta >= t->period) {
+		s64 incr = ktime_to_ns(t->period);
+
+		orun = ktime_divns(delta, incr);
+		t->next = ktime_add_ns(t->next, incr * orun);
+		if (t->next > now)
+			return orun;
+		orun++;
+	}
+	t->next = ktime_add_safe(t->next, t->period);
+	return orun;
+}
+
+/* The ready callback of an expiration, under @t->st.lock: count it. */
+static int kevent_timer_count(struct kevent *k)
+{
+	struct kevent_timer *t = k->priv;
+
+	t->expired++;
+	return 0;
+}
 
 static enum hrtimer_restart kevent_timer_func(struct hrtimer *timer)
 {
 	struct kevent_timer *t = container_of(timer, struct kevent_timer, timer);
-	unsigned long flags;
 
-	spin_lock_irqsave(&t->st.lock, flags);
-	t->expired++;
-	spin_unlock_irqrestore(&t->st.lock, flags);
-
-	kevent_storage_ready(&t->st, NULL, KEVENT_TIMER_FIRED);
+	/*
+	 * Counted and reported in one section of the storage lock: a
+	 * delivery in between would take the count and leave a
+	 * notification with nothing to report.  The hrtimer runs only
+	 * while its kevent is attached (a fired ONESHOT is not re-armed).
+	 */
+	kevent_storage_ready(&t->st, kevent_timer_count, KEVENT_TIMER_FIRED);
 	/* Re-armed by delivery. */
 	return HRTIMER_NORESTART;
 }
@@ -71,8 +117,10 @@ static int kevent_timer_callback(struct kevent *k)
 
 	if (t->expired)
 		return KEVENT_READY;
-	if (!t->st.event && !hrtimer_is_queued(&t->timer))
-		hrtimer_start(&t->timer, t->period, HRTIMER_MODE_REL);
+	if (!t->st.event && !hrtimer_is_queued(&t->timer)) {
+		t->next = ktime_add_safe(ktime_get(), t->period);
+		kevent_timer_arm(t);
+	}
 	return KEVENT_NOT_READY;
 }
 
@@ -93,8 +141,8 @@ static int kevent_timer_deliver(struct kevent *k)
 	if (n && !(k->event.req_flags & KEVENT_REQ_ONESHOT) &&
 	    !hrtimer_is_queued(&t->timer)) {
 		/* The first of the forwarded periods is the one counted. */
-		n += hrtimer_forward_now(&t->timer, t->period) - 1;
-		hrtimer_start_expires(&t->timer, HRTIMER_MODE_ABS);
+		n += kevent_timer_forward(t) - 1;
+		kevent_timer_arm(t);
 	}
 	n += k->event.ret_data[0];
 	k->event.ret_data[0] = min_t(u64, n, U32_MAX);
@@ -120,8 +168,9 @@ static int kevent_timer_enqueue(struct kevent *k)
 		return -ENOMEM;
 
 	t->period = period;
+	t->next = ktime_add_safe(ktime_get(), period);
 	kevent_storage_init(&t->timer, &t->st);
-	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	t->timer.function = kevent_timer_func;
 	k->priv = t;
 	err = kevent_storage_enqueue(&t->st, k);
@@ -129,7 +178,7 @@ static int kevent_timer_enqueue(struct kevent *k)
 		kfree(t);
 		return err;
 	}
-	hrtimer_start(&t->timer, period, HRTIMER_MODE_REL);
+	kevent_timer_arm(t);
 	return 0;
 }
 
@@ -169,6 +218,7 @@ static int __init kevent_init_timer(void)
 		.dequeue	= kevent_timer_dequeue,
 		.deliver	= kevent_timer_deliver,
 		.events		= KEVENT_TIMER_FIRED,
+		.counts		= true,
 	};
 
 	return kevent_add_callbacks(&tc, KEVENT_TIMER);

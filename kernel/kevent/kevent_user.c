@@ -85,6 +85,8 @@ unsigned long kevent_max_user_kevents __read_mostly;
  */
 VISIBLE_IF_KUNIT size_t kevent_ctl_alloc_peak;
 
+static void kevent_orphans_finish(struct kevent_user *u);
+
 static void kevent_put(struct kevent *k)
 {
 	if (refcount_dec_and_test(&k->refcnt))
@@ -107,6 +109,8 @@ struct kevent_user *kevent_user_create(void)
 	u->kevent_root = RB_ROOT;
 	INIT_LIST_HEAD(&u->ready_list);
 	spin_lock_init(&u->ready_lock);
+	INIT_LIST_HEAD(&u->orphans);
+	spin_lock_init(&u->orphan_lock);
 	mutex_init(&u->ctl_mutex);
 	init_waitqueue_head(&u->wait);
 	mutex_init(&u->ring_lock);
@@ -202,6 +206,7 @@ void kevent_user_destroy(struct kevent_user *u)
 	struct rb_node *n;
 
 	mutex_lock(&u->ctl_mutex);
+	kevent_orphans_finish(u);
 	while ((n = rb_first(&u->kevent_root))) {
 		kevent_remove(rb_entry(n, struct kevent, kevent_node), true);
 		cond_resched();
@@ -438,7 +443,7 @@ long kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
 			break;
 		}
 		r = kevent_ctl_chunk(u, cmd, ukev, n);
-		mutex_unlock(&u->ctl_mutex);
+		kevent_queue_unlock(u);
 		if (cmd != KEVENT_CTL_ADD)
 			out = arg + done;
 		if (r && copy_to_user(out, ukev, r * sizeof(*ukev))) {
@@ -464,8 +469,14 @@ long kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
 	return ret;
 }
 
-/* Ready kevents taken for one copy, with their snapshots. */
+/*
+ * Ready kevents taken for one copy, with their snapshots; on
+ * u->orphans (@orphan, @copied) when a killed collector left it to the
+ * next holder of ctl_mutex.
+ */
 struct kevent_batch {
+	struct list_head orphan;
+	unsigned int	copied;
 	unsigned int	n;
 	struct kevent	*k[KEVENT_DELIVER_BATCH];
 	unsigned int	gen[KEVENT_DELIVER_BATCH];
@@ -512,13 +523,23 @@ static bool kevent_snapshot(struct kevent_batch *b, unsigned int i,
 			k->event.ret_flags = 0;
 		k->event.ret_data[0] = 0;
 		k->event.ret_data[1] = 0;
+		/*
+		 * Queued again since the take (during ->deliver, say): this
+		 * snapshot carries what that notification brought, so the
+		 * kevent is not delivered a second time, empty.  A kevent
+		 * whose ->deliver has work to do (a timer's count, a
+		 * re-check) keeps its place: its news is not in @k->event.
+		 */
+		if (READ_ONCE(k->on_ready) && !kevent_deliver_needed(k))
+			kevent_ready_forget(k);
 	}
 	spin_unlock(&k->ulock);
 	return !empty;
 }
 
 /*
- * Take up to @max ready kevents (at most KEVENT_DELIVER_BATCH) into @b:
+ * Take up to @max ready kevents (at most KEVENT_DELIVER_BATCH) of the
+ * collection pass *@pass (0: a new one, see kevent_ready_take()) into @b:
  * each brought up to date by its storage and snapshotted for the copy.
  * Called with ctl_mutex held, which keeps them alive as long as it is
  * held; the final ones (ONESHOT, broken), which the caller removes, get a
@@ -533,7 +554,8 @@ static bool kevent_snapshot(struct kevent_batch *b, unsigned int i,
  * The kevents keep the ready list's order.
  */
 static unsigned int kevent_batch_take(struct kevent_user *u,
-				      struct kevent_batch *b, unsigned int max)
+				      struct kevent_batch *b, unsigned int max,
+				      u64 *pass)
 {
 	/* Kevents found not ready by ->deliver: at most this many per batch. */
 	unsigned int tries = 2 * KEVENT_DELIVER_BATCH;
@@ -551,7 +573,7 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 		late = 0;
 		local_irq_disable();
 		got = kevent_ready_take(u, b->k + base,
-					min(max - base, tries));
+					min(max - base, tries), pass);
 		for (i = 0; i < got; i++) {
 			k = b->k[base + i];
 			if (kevent_deliver_needed(k))
@@ -637,22 +659,29 @@ static void kevent_batch_done(struct kevent_user *u, struct kevent_batch *b)
 
 /*
  * The copy of @uk faulted: give its results back and requeue @k first,
- * unless MODIFY changed @k since (@gen): its old results are void.
+ * unless MODIFY changed @k since (@gen): its old results are void.  What
+ * a notification brought meanwhile is kept and merged with them: flags
+ * and masks are OR-ed, a count (a timer's expirations) is added,
+ * saturating, and an error that came meanwhile wins.
  */
 static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk,
 				 unsigned int gen)
 {
+	struct ukevent *e = &k->event;
 	unsigned long flags;
 	bool same;
 
 	spin_lock_irqsave(&k->ulock, flags);
 	same = k->gen == gen;
 	if (same) {
-		k->event.ret_flags |= uk->ret_flags;
-		if (!k->event.ret_data[0] && !k->event.ret_data[1]) {
-			k->event.ret_data[0] = uk->ret_data[0];
-			k->event.ret_data[1] = uk->ret_data[1];
-		}
+		e->ret_flags |= uk->ret_flags;
+		if (k->callbacks.counts)
+			e->ret_data[0] = min_t(u64, (u64)e->ret_data[0] +
+						    uk->ret_data[0], U32_MAX);
+		else
+			e->ret_data[0] |= uk->ret_data[0];
+		if (!e->ret_data[1])
+			e->ret_data[1] = uk->ret_data[1];
 	}
 	spin_unlock_irqrestore(&k->ulock, flags);
 	if (same)
@@ -660,41 +689,104 @@ static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk,
 }
 
 /*
- * The first @copied snapshots of @b reached user memory: remove those that
- * were final (ONESHOT, broken) unless MODIFY changed them since.  The
- * others go back to the ready list, in their order.  Both under ctl_mutex,
- * so no other delivery of the same kevent is between its take and its
- * snapshot meanwhile.  Drops the batch's references.
+ * The end of a batch whose copy faulted, under ctl_mutex: the snapshots
+ * past b->copied go back (so no other delivery of the same kevent is
+ * between its take and its snapshot meanwhile), the copied final ones
+ * (ONESHOT, broken) are removed unless MODIFY changed them since.  Drops
+ * the batch's references.
+ */
+static void kevent_batch_settle(struct kevent_user *u, struct kevent_batch *b)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&u->ctl_mutex);
+	for (i = b->n; i-- > b->copied;)
+		kevent_undo_delivery(b->k[i], &b->uk[i], b->gen[i]);
+	for (i = 0; i < b->copied; i++) {
+		struct kevent *k = b->k[i];
+
+		if (kevent_batch_final(b, i) && k->in_tree &&
+		    READ_ONCE(k->gen) == b->gen[i])
+			kevent_remove(k, true);
+	}
+	for (i = 0; i < b->n; i++)
+		kevent_put(b->k[i]);
+}
+
+/* Settle the batches killed collectors left on the queue.  ctl_mutex. */
+static void kevent_orphans_finish(struct kevent_user *u)
+{
+	struct kevent_batch *b, *tmp;
+	LIST_HEAD(list);
+
+	lockdep_assert_held(&u->ctl_mutex);
+	if (list_empty_careful(&u->orphans))
+		return;
+	spin_lock(&u->orphan_lock);
+	list_splice_init(&u->orphans, &list);
+	spin_unlock(&u->orphan_lock);
+	list_for_each_entry_safe(b, tmp, &list, orphan) {
+		kevent_batch_settle(u, b);
+		kfree(b);
+	}
+}
+
+/**
+ * kevent_queue_unlock() - drop a queue's ctl_mutex
+ * @u: the queue, whose ctl_mutex the caller holds
+ *
+ * First settles what killed collectors left (kevent_batch_finish()).  A
+ * batch left after our look is settled by its collector, whose trylock
+ * then succeeds, or by the holder that made that trylock fail: whoever
+ * unlocks last looks again.
+ */
+void kevent_queue_unlock(struct kevent_user *u)
+{
+	for (;;) {
+		kevent_orphans_finish(u);
+		mutex_unlock(&u->ctl_mutex);
+		if (list_empty_careful(&u->orphans) ||
+		    !mutex_trylock(&u->ctl_mutex))
+			return;
+	}
+}
+
+/*
+ * The first @copied snapshots of @b reached user memory, after ctl_mutex
+ * was dropped for a copy that could fault: settle the batch under
+ * ctl_mutex.  A collector killed while another caller holds ctl_mutex (in
+ * a ->poll that sleeps) does not wait: it leaves the batch on the queue,
+ * and the holder settles it when it unlocks.  Either way every kevent of
+ * the batch ends delivered (and removed when final) or queued again.
  */
 static void kevent_batch_finish(struct kevent_user *u, struct kevent_batch *b,
 				unsigned int copied)
 {
-	bool locked = false, final = false;
+	struct kevent_batch *orphan;
+	bool final = false;
 	unsigned int i;
 
 	for (i = 0; i < copied; i++)
 		final |= kevent_batch_final(b, i);
-	/*
-	 * Killed while another caller holds ctl_mutex (in a ->poll that
-	 * sleeps): the undo still happens; the final kevents stay in the
-	 * tree, detached, until REMOVE or close.
-	 */
-	if (final || copied < b->n)
-		locked = !mutex_lock_killable(&u->ctl_mutex);
-	for (i = b->n; i-- > copied;)
-		kevent_undo_delivery(b->k[i], &b->uk[i], b->gen[i]);
-	if (locked) {
-		for (i = 0; i < copied; i++) {
-			struct kevent *k = b->k[i];
-
-			if (kevent_batch_final(b, i) && k->in_tree &&
-			    READ_ONCE(k->gen) == b->gen[i])
-				kevent_remove(k, true);
-		}
-		mutex_unlock(&u->ctl_mutex);
+	if (!final && copied == b->n) {
+		/* All delivered and none to remove: only the references. */
+		for (i = 0; i < b->n; i++)
+			kevent_put(b->k[i]);
+		return;
 	}
-	for (i = 0; i < b->n; i++)
-		kevent_put(b->k[i]);
+	b->copied = copied;
+	if (!mutex_lock_killable(&u->ctl_mutex)) {
+		kevent_batch_settle(u, b);
+		kevent_queue_unlock(u);
+		return;
+	}
+	/* Small, and the kevents must not be left behind: may not fail. */
+	orphan = kmemdup(b, sizeof(*b), GFP_KERNEL | __GFP_NOFAIL);
+	spin_lock(&u->orphan_lock);
+	list_add_tail(&orphan->orphan, &u->orphans);
+	spin_unlock(&u->orphan_lock);
+	if (mutex_trylock(&u->ctl_mutex))
+		kevent_queue_unlock(u);
 }
 
 /*
@@ -715,7 +807,8 @@ static unsigned long kevent_copy_nofault(void __user *to, const void *from,
 }
 
 /*
- * Deliver up to @max ready kevents to @buf.  Returns how many were
+ * Deliver up to @max ready kevents of the collection pass *@pass to @buf
+ * (one batch).  Returns how many were
  * copied; 0 when none was ready; -EFAULT when the first copy faulted (the
  * kevent stays ready), -EINTR on a signal while waiting for ctl_mutex.
  *
@@ -726,7 +819,8 @@ static unsigned long kevent_copy_nofault(void __user *to, const void *from,
  * copied again where a fault may sleep.
  */
 static long kevent_deliver_to_buf(struct kevent_user *u,
-				  struct ukevent __user *buf, unsigned int max)
+				  struct ukevent __user *buf, unsigned int max,
+				  u64 *pass)
 {
 	struct kevent_batch b;
 	unsigned long left = 0;
@@ -735,7 +829,7 @@ static long kevent_deliver_to_buf(struct kevent_user *u,
 
 	if (kevent_collect_lock(&u->ctl_mutex))
 		return -EINTR;
-	n = kevent_batch_take(u, &b, max);
+	n = kevent_batch_take(u, &b, max, pass);
 	if (n) {
 		left = kevent_copy_nofault(buf, b.uk, n * sizeof(b.uk[0]));
 		if (!left)
@@ -743,7 +837,7 @@ static long kevent_deliver_to_buf(struct kevent_user *u,
 		else
 			kevent_batch_hold(&b);
 	}
-	mutex_unlock(&u->ctl_mutex);
+	kevent_queue_unlock(u);
 	if (!n)
 		return 0;
 	copied = n;
@@ -754,6 +848,44 @@ static long kevent_deliver_to_buf(struct kevent_user *u,
 	}
 	atomic_long_add(copied, &u->wait_num);
 	return copied ? (long)copied : -EFAULT;
+}
+
+/*
+ * One collection pass: the kevents ready when it began (@pass, see
+ * kevent_ready_take()), taken batch by batch for at most KEVENT_PASS_NS
+ * (@end, set after the first batch: a pass that takes one batch reads no
+ * clock).
+ */
+struct kevent_pass {
+	u64	pass;
+	u64	end;
+};
+
+static void kevent_pass_init(struct kevent_pass *p)
+{
+	p->pass = 0;
+	p->end = 0;
+}
+
+/*
+ * After a batch: whether the pass may take another.  Not past its time
+ * budget, nor with a signal pending (the caller returns what it copied),
+ * so a call ends by its deadline plus a bound that does not grow with the
+ * number of kevents, the buffer or ring size, or the timers' periods.
+ */
+static bool kevent_pass_goes_on(struct kevent_pass *p)
+{
+	u64 now;
+
+	if (signal_pending(current))
+		return false;
+	now = ktime_get_ns();
+	if (!p->end)
+		p->end = now + KEVENT_PASS_NS;
+	else if (now > p->end)
+		return false;
+	cond_resched();
+	return true;
 }
 
 static ktime_t kevent_deadline(u64 timeout)
@@ -824,9 +956,10 @@ static int kevent_wait_ready(struct kevent_user *u, unsigned int min_nr,
  * A waiter woken when others took the events, or whose events turned out
  * not ready at delivery, keeps waiting until its timeout.  Every round
  * either sleeps or takes kevents off the ready list, and a signal ends
- * the call, so no caller spins.  One call delivers at most as many kevents
- * as the queue holds, so a kevent that is ready again at once (a 1 ns
- * timer) cannot keep a call going.  The ring is not touched.
+ * the call, so no caller spins.  A round is one collection pass
+ * (kevent_collect()): each kevent at most once, so a kevent that is ready
+ * again at once (a 1 ns timer) cannot keep a call going.  The ring is
+ * not touched.
  *
  * Return: the number of kevents copied (0 at the timeout), -EINTR when a
  * signal came before any was copied, -EFAULT when the first copy faulted.
@@ -836,8 +969,9 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 			    struct ukevent __user *buf, bool nonblock)
 {
 	bool wait = timeout && !nonblock;
-	unsigned int num, limit;
+	struct kevent_pass p;
 	ktime_t deadline = 0;
+	unsigned int num;
 	long ret;
 	int err;
 
@@ -847,16 +981,18 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 			return err;
 
 		/* Nothing ready: no lock taken (ep_events_available()). */
-		limit = 0;
-		if (kevent_user_ready_num(u))
-			limit = min(max_nr, max(READ_ONCE(u->kevent_num), 1U));
-		for (num = 0; num < limit; num += ret) {
-			ret = kevent_deliver_to_buf(u, buf + num, limit - num);
+		num = 0;
+		kevent_pass_init(&p);
+		while (num < max_nr && kevent_user_ready_num(u)) {
+			ret = kevent_deliver_to_buf(u, buf + num, max_nr - num,
+						    &p.pass);
 			if (ret < 0 && !num)
 				return ret;
-			if (ret <= 0 || signal_pending(current))
+			if (ret <= 0)
 				break;
-			cond_resched();
+			num += ret;
+			if (!kevent_pass_goes_on(&p))
+				break;
 		}
 		if (num || !wait || err || !min_nr)
 			return num;
@@ -951,8 +1087,9 @@ static unsigned int kevent_ring_copy(struct kevent_user *u,
 }
 
 /*
- * Write up to @num ready kevents into the ring at u->kidx, then ring_kidx.
- * Called with ring_lock held.  A batch whose ring_kidx cannot be written
+ * Write up to @num ready kevents into the ring at u->kidx, then ring_kidx:
+ * one collection pass, as kevent_user_get_events() makes.  Called with
+ * ring_lock held.  A batch whose ring_kidx cannot be written
  * goes back to the ready list whole: the index the application reads and
  * the entries it finds always agree.  As kevent_deliver_to_buf(), a batch
  * is written with ctl_mutex still held and page faults disabled, and
@@ -964,14 +1101,16 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 {
 	unsigned int done = 0;
 	struct kevent_batch b;
+	struct kevent_pass p;
 
 	lockdep_assert_held(&u->ring_lock);
+	kevent_pass_init(&p);
 	while (done < num) {
 		unsigned int i = 0, n, kidx = u->kidx;
 
 		if (kevent_collect_lock(&u->ctl_mutex))
 			return done ? (long)done : -EINTR;
-		n = kevent_batch_take(u, &b, num - done);
+		n = kevent_batch_take(u, &b, num - done, &p.pass);
 		if (n) {
 			pagefault_disable();
 			i = kevent_ring_copy(u, &b, &kidx, true);
@@ -981,7 +1120,7 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 			else
 				kevent_batch_hold(&b);
 		}
-		mutex_unlock(&u->ctl_mutex);
+		kevent_queue_unlock(u);
 		if (!n)
 			break;
 		if (i < n) {
@@ -995,7 +1134,8 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 		atomic_long_add(i, &u->ring_num);
 		if (i < n)
 			return done ? (long)done : -EFAULT;
-		cond_resched();
+		if (!kevent_pass_goes_on(&p))
+			break;
 	}
 	return done;
 }

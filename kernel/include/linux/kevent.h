@@ -69,6 +69,9 @@ struct file;
  * @deliver_on_recheck: ->deliver has nothing to do unless the kevent was
  *             queued for a re-check (kevent_take_recheck() would say
  *             true): the core calls it only then.
+ * @counts:    ret_data[0] is a count (the timer's expirations), not a
+ *             mask: a delivery given back after a fault adds it to what
+ *             arrived meanwhile, saturating at U32_MAX, instead of OR-ing.
  */
 typedef int (*kevent_callback_t)(struct kevent *k);
 
@@ -82,6 +85,7 @@ struct kevent_callbacks {
 	kevent_callback_t	callback, enqueue, dequeue, deliver;
 	u32			events;
 	bool			deliver_on_recheck;
+	bool			counts;
 };
 
 /**
@@ -99,6 +103,9 @@ struct kevent_callbacks {
  * @in_tree: in the queue's tree; protected by the queue's ctl_mutex.
  * @recheck: queued by a notification that could not tell readiness
  *           (KEVENT_RECHECK); ->deliver looks again.  Protected by @ulock.
+ * @pass: the queue's pass number when the kevent was last put on the
+ *        ready list; ready_lock.  A collection takes only the kevents
+ *        queued before it began (one call, one pass).
  * @gen: bumped by MODIFY, so a delivery in flight knows its snapshot is
  *       stale; protected by @ulock (and changed under ctl_mutex).
  * @user: the queue.
@@ -120,6 +127,7 @@ struct kevent {
 	bool			in_tree;
 	bool			recheck;
 	unsigned int		gen;
+	u64			pass;
 	struct kevent_user	*user;
 	struct kevent_storage	*st;
 	struct kevent_callbacks	callbacks;
@@ -135,6 +143,8 @@ void kevent_storage_ready(struct kevent_storage *st,
 			  kevent_callback_t ready_callback, u32 event);
 void kevent_storage_ready_data(struct kevent_storage *st, u32 event,
 			       unsigned long data);
+void kevent_storage_broadcast(struct kevent_storage *st, u32 event,
+			      unsigned long data);
 int kevent_storage_check(struct kevent_storage *st, struct kevent *k,
 			 u32 event, unsigned long data);
 void kevent_storage_init(void *origin, struct kevent_storage *st);
