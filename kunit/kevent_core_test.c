@@ -8,6 +8,8 @@
 #include <linux/uaccess.h>
 #include <linux/sched/user.h>
 #include <linux/debug_locks.h>
+#include <linux/kthread.h>
+#include <linux/sched/signal.h>
 #include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 
@@ -674,6 +676,185 @@ static void kevent_modify_during_failed_delivery_not_undone(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
 }
 
+/*
+ * One call, one pass: a kevent queued again while the call collects (here
+ * by its own delivery) waits for the next call, though max_nr and the
+ * queue's size would leave room for it.
+ */
+static void kevent_one_call_delivers_each_kevent_once(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, kt_add(c, i, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	c->origin[0].in_deliver = kt_notify_again;
+	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 4), 1L);
+	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 4), 1L);
+	c->origin[0].in_deliver = NULL;
+	KUNIT_EXPECT_EQ(test, out[0].id.raw[0], 0U);
+}
+
+/* A second result for origin 0, notified inside a faulting copy. */
+struct kt_second {
+	struct kt_origin	*o;
+	u32			ret_data0;
+};
+
+static void kt_notify_second(void *arg)
+{
+	struct kt_second *sc = arg;
+
+	sc->o->ret_data0 = sc->ret_data0;
+	kevent_storage_ready(&sc->o->st, NULL, EV_A);
+}
+
+/*
+ * Deliver origin 0's kevent (result @first) into a copy that faults while
+ * a notification brings @second; return what the next delivery reports.
+ */
+static struct ukevent kt_put_back(struct kunit *test, u32 first, u32 second)
+{
+	struct kt_ctx *c = ctx(test);
+	struct kt_second sc = { .o = &c->origin[0], .ret_data0 = second };
+	struct ukevent out[1] = {};
+	unsigned long buf;
+
+	buf = kt_trap_mem(test, kt_notify_second, &sc, true);
+	KUNIT_EXPECT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ET), 0);
+	c->origin[0].ready = 1;
+	c->origin[0].ret_data0 = first;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_get_events(c->u, 1, 1, 0,
+			(struct ukevent __user *)buf, false), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 1), 1L);
+	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
+	return out[0];
+}
+
+/*
+ * A put-back merges with what a notification brought while the copy was
+ * under way: masks are OR-ed, never replaced.
+ */
+static void kevent_put_back_merges_masks(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kt_put_back(test, 0x1, 0x2).ret_data[0], 0x3U);
+}
+
+/* A count (a timer's expirations) is added, saturating at U32_MAX. */
+static void kevent_put_back_adds_counts_saturating(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, kt_register(false, true), 0);
+	KUNIT_EXPECT_EQ(test, kt_put_back(test, 5, 3).ret_data[0], 8U);
+}
+
+static void kevent_put_back_count_saturates(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, kt_register(false, true), 0);
+	KUNIT_EXPECT_EQ(test, kt_put_back(test, 0xfffffff0, 0x20).ret_data[0],
+			U32_MAX);
+}
+
+/*
+ * A level (non-ET) kevent queued again by a notification while its own
+ * re-check ran in ->deliver: that delivery carries the notification's
+ * results, and the next collection does not deliver it again, empty.
+ */
+static void kt_ready_now(void *arg)
+{
+	struct kt_origin *o = arg;
+
+	o->ready = KEVENT_READY;
+	kevent_storage_ready(&o->st, NULL, EV_A);
+}
+
+static void kevent_level_requeued_during_delivery_not_sent_empty(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[1];
+
+	KUNIT_ASSERT_EQ(test, kt_register(true, false), 0);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = KEVENT_RECHECK;
+	c->origin[0].ret_data0 = 9;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	c->origin[0].in_deliver = kt_ready_now;
+	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
+	c->origin[0].in_deliver = NULL;
+	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, out[0].ret_data[0], 9U);
+	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 1), 0L);
+}
+
+/*
+ * A collector killed while another caller holds ctl_mutex (as a ->poll
+ * that sleeps would) after it copied a ONESHOT kevent out: the kevent is
+ * removed all the same, by the holder as it unlocks; none stays in the
+ * tree detached.
+ */
+struct kt_holder {
+	struct kevent_user	*u;
+	struct completion	held, release, done;
+	bool			started;
+};
+
+static int kt_hold_thread(void *arg)
+{
+	struct kt_holder *h = arg;
+
+	mutex_lock(&h->u->ctl_mutex);
+	complete(&h->held);
+	wait_for_completion_timeout(&h->release, 2 * HZ);
+	kevent_queue_unlock(h->u);
+	complete(&h->done);
+	return 0;
+}
+
+static void kt_hold_and_kill(void *arg)
+{
+	struct kt_holder *h = arg;
+	struct task_struct *t;
+
+	t = kthread_run(kt_hold_thread, h, "kevent-holder");
+	if (IS_ERR(t))
+		return;
+	wait_for_completion(&h->held);
+	h->started = true;
+	allow_signal(SIGKILL);
+	send_sig(SIGKILL, current, 0);
+}
+
+static void kevent_killed_collector_leaves_none_detached(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct kt_holder h = { .u = c->u };
+	unsigned long buf;
+	long n;
+
+	init_completion(&h.held);
+	init_completion(&h.release);
+	init_completion(&h.done);
+	buf = kt_trap_mem(test, kt_hold_and_kill, &h, false);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	n = kevent_user_get_events(c->u, 1, 1, 0,
+				   (struct ukevent __user *)buf, false);
+	flush_signals(current);
+	disallow_signal(SIGKILL);
+	KUNIT_EXPECT_EQ(test, n, 1L);
+	KUNIT_ASSERT_TRUE(test, h.started);
+	complete(&h.release);
+	wait_for_completion(&h.done);
+	/* Delivered, so removed: out of the tree and off its origin. */
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+}
+
 static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_add_not_ready_is_queued_on_storage),
 	KUNIT_CASE(kevent_storage_ready_queues_ready_event),
@@ -707,6 +888,12 @@ static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_et_requeued_during_delivery_not_sent_empty),
 	KUNIT_CASE(kevent_modify_during_delivery_is_kept),
 	KUNIT_CASE(kevent_modify_during_failed_delivery_not_undone),
+	KUNIT_CASE(kevent_one_call_delivers_each_kevent_once),
+	KUNIT_CASE(kevent_put_back_merges_masks),
+	KUNIT_CASE(kevent_put_back_adds_counts_saturating),
+	KUNIT_CASE(kevent_put_back_count_saturates),
+	KUNIT_CASE(kevent_level_requeued_during_delivery_not_sent_empty),
+	KUNIT_CASE(kevent_killed_collector_leaves_none_detached),
 	{}
 };
 

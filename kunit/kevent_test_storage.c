@@ -76,6 +76,15 @@ static const struct kevent_callbacks kt_callbacks = {
 	.events		= KEVENT_MASK_ALL,
 };
 
+int kt_register(bool deliver_on_recheck, bool counts)
+{
+	struct kevent_callbacks cb = kt_callbacks;
+
+	cb.deliver_on_recheck = deliver_on_recheck;
+	cb.counts = counts;
+	return kevent_add_callbacks(&cb, KEVENT_TYPE_KERNEL);
+}
+
 int kt_init(struct kunit *test)
 {
 	struct kt_ctx *c;

@@ -52,6 +52,12 @@ static inline s64 kt_slack(s64 bound)
 }
 
 int kt_init(struct kunit *test);
+/*
+ * Register the test type again, its ->deliver called only for re-checks
+ * (as the file storages) and/or its ret_data[0] a count (as the timer):
+ * for the kevents added after this, until the test ends.
+ */
+int kt_register(bool deliver_on_recheck, bool counts);
 void kt_exit(struct kunit *test);
 /* Work on @u (owned by its fd) instead of the context's own queue. */
 void kt_use_queue(struct kt_ctx *c, struct kevent_user *u);

@@ -26,23 +26,11 @@
 #include <sys/wait.h>
 #include "common.h"
 #include "kselftest_harness.h"
-
-#define NOBODY	65534
+#include "hostile.h"
 
 static int add1(int q, struct ukevent *uk)
 {
 	return kevent_ctl(q, KEVENT_CTL_ADD, 1, uk);
-}
-
-/* ns for @n getppid() calls. */
-static __u64 syscall_time(int n)
-{
-	__u64 t0 = now_ns();
-	int i;
-
-	for (i = 0; i < n; i++)
-		syscall(SYS_getppid);
-	return now_ns() - t0;
 }
 
 /* A kevent queue @a and an epoll fd @e; every watch a caller may try. */
@@ -472,46 +460,6 @@ static void hostile_timer_without_fired(void)
 
 	uk.event = 0x2;
 	add1(kevent_open(0), &uk);
-}
-
-/*
- * Run @fn as nobody in a child that then sleeps; meanwhile the system must
- * answer system calls within 5x their cost before (and 20 ms), and SIGKILL
- * must end the child within 200 ms.
- */
-static void watch_hostile(struct __test_metadata *_metadata, void (*fn)(void))
-{
-	__u64 base, during, t0;
-	int status, go[2];
-	char c = 0;
-	pid_t pid;
-
-	base = syscall_time(1000);
-	ASSERT_EQ(0, pipe2(go, O_CLOEXEC));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		if (setgid(NOBODY) || setuid(NOBODY))
-			_exit(2);
-		fn();
-		write(go[1], &c, 1);
-		for (;;)
-			pause();
-	}
-	close(go[1]);
-	ASSERT_EQ(1, read(go[0], &c, 1));
-	close(go[0]);
-	sleep_ns(50 * MS);
-	during = syscall_time(1000);
-	EXPECT_GT(5 * base + slack(20 * MS), during) {
-		TH_LOG("1000 getppid(): %llu us before, %llu us during",
-		       base / 1000, during / 1000);
-	}
-	t0 = now_ns();
-	ASSERT_EQ(0, kill(pid, SIGKILL));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFSIGNALED(status));
-	EXPECT_GT(slack(200 * MS), now_ns() - t0);
 }
 
 TEST(hostile_kevent_wait_num_zero_unprivileged)
