@@ -416,6 +416,53 @@ TEST(sigkill_ends_a_waiter_without_limit)
 	close(q);
 }
 
+/*
+ * Not kevent's: UML's flush_tlb_mm() walked another process's VMAs with
+ * no lock when a file it maps shared was truncated (the debug kernel
+ * printed "suspicious RCU usage"; kernel/patches/0014).  Truncated while
+ * a child maps it, the page is gone for the child too: SIGBUS.  The debug
+ * run's log check sees any report.
+ */
+TEST(truncating_a_shared_mapping_while_a_child_maps_it)
+{
+	int round, status, fd, sync[2];
+	volatile char *p;
+	char c = 0;
+	pid_t pid;
+
+	for (round = 0; round < 50; round++) {
+		fd = memfd_create("shared", MFD_CLOEXEC);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, ftruncate(fd, 4096));
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		ASSERT_NE(MAP_FAILED, p);
+		p[0] = 1;
+		ASSERT_EQ(0, pipe2(sync, O_CLOEXEC));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			p[0] = 2;
+			if (write(sync[1], &c, 1) != 1 ||
+			    read(sync[0], &c, 1) != 1)
+				_exit(3);
+			p[0] = 3;	/* truncated meanwhile: SIGBUS */
+			_exit(4);
+		}
+		ASSERT_EQ(1, read(sync[0], &c, 1));
+		EXPECT_EQ(0, ftruncate(fd, 0));
+		ASSERT_EQ(1, write(sync[1], &c, 1));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) {
+			TH_LOG("round %d: the child ended with status 0x%x",
+			       round, status);
+		}
+		munmap((void *)p, 4096);
+		close(sync[0]);
+		close(sync[1]);
+		close(fd);
+	}
+}
+
 /* The hostile cases, each done by an unprivileged child. */
 
 static void hostile_wait_num_zero(void)
