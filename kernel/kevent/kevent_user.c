@@ -991,7 +991,7 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 			if (ret <= 0)
 				break;
 			num += ret;
-			if (!kevent_pass_goes_on(&p))
+			if (num >= max_nr || !kevent_pass_goes_on(&p))
 				break;
 		}
 		if (num || !wait || err || !min_nr)
@@ -1134,7 +1134,7 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 		atomic_long_add(i, &u->ring_num);
 		if (i < n)
 			return done ? (long)done : -EFAULT;
-		if (!kevent_pass_goes_on(&p))
+		if (done >= num || !kevent_pass_goes_on(&p))
 			break;
 	}
 	return done;
