@@ -23,6 +23,9 @@
  *  - kevent_smp_timer_fire_vs_remove: timer kevents armed on one CPU,
  *    firing there (or on the draining CPU, whose delivery re-arms them)
  *    while another CPU removes them;
+ *  - kevent_smp_timer_modify_while_firing: a timer of microseconds
+ *    firing while MODIFY queues it again and two CPUs deliver it: no
+ *    delivery reports a count of 0;
  *  - kevent_smp_file_wakeup_during_add: a file woken without pause on one
  *    CPU while another adds and removes a POLL kevent on it, so wake-ups
  *    land at every point of ADD (kevent-fuzz found one that ran the
@@ -674,6 +677,50 @@ static void kevent_smp_timer_fire_vs_remove(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&current_user()->kevents), before);
 }
 
+/*
+ * kevent_smp_timer_modify_while_firing: one periodic timer of a few
+ * microseconds firing on one CPU, MODIFY queueing it again from another,
+ * two CPUs delivering.  Its expiration is counted and reported in one
+ * section of the storage lock, so no delivery reports a count of 0 (one
+ * taken between the count and the report left a notification with
+ * nothing behind it, which sticky DONE then delivered).
+ */
+#define KC_MODIFY_NS	3000
+
+static int kc_w_modify(struct kc_worker *w)
+{
+	struct ukevent uk = kc_timer_uk(KC_MODIFY_NS, 0);
+	struct kevent_user *u = w->sm->c->u;
+
+	kc_op_begin(w);
+	mutex_lock(&u->ctl_mutex);
+	if (kevent_user_modify_ukevent(&uk, u))
+		w->errors++;
+	mutex_unlock(&u->ctl_mutex);
+	kc_op_end(w);
+	return !(w->ops % 16);
+}
+
+static void kevent_smp_timer_modify_while_firing(struct kunit *test)
+{
+	struct kc_smp *sm = kc_smp_new(test);
+	struct ukevent uk = kc_timer_uk(KC_MODIFY_NS, 0);
+	struct kt_ctx *c = sm->c;
+
+	mutex_lock(&c->u->ctl_mutex);
+	KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, c->u), 0);
+	mutex_unlock(&c->u->ctl_mutex);
+	kc_smp_add(sm, "modify", kc_w_modify, false);
+	kc_smp_add(sm, "drain", kc_w_timer_drain, true);
+	kc_smp_add(sm, "drain", kc_w_timer_drain, true);
+	kc_smp_run(sm, SMP_RUN_MS, NULL);
+
+	kc_smp_report(sm);
+	kunit_info(test, "%lu modifications, %lu expirations delivered\n",
+		   sm->w[0].ops, sm->w[1].data + sm->w[2].data);
+	KUNIT_EXPECT_GT(test, sm->w[1].data + sm->w[2].data, 0UL);
+}
+
 /* kevent_smp_file_wakeup_during_add */
 
 /* A file whose only readiness is what its wake-ups say. */
@@ -769,6 +816,7 @@ static struct kunit_case kevent_concurrency_cases[] = {
 	KUNIT_CASE_SLOW(kevent_smp_wakeup_one_waiters),
 	KUNIT_CASE_SLOW(kevent_smp_timer_fire_vs_remove),
 	KUNIT_CASE_SLOW(kevent_smp_file_wakeup_during_add),
+	KUNIT_CASE_SLOW(kevent_smp_timer_modify_while_firing),
 	{}
 };
 
