@@ -9,6 +9,7 @@
 #include <linux/sched/user.h>
 #include <linux/debug_locks.h>
 #include <linux/kthread.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include "../kevent_internal.h"
 #include "kevent_test_storage.h"
@@ -790,6 +791,72 @@ static void kevent_level_requeued_during_delivery_not_sent_empty(struct kunit *t
 }
 
 /*
+ * One call, one delivery, with two collectors: while collector A copies
+ * the kevent it took (its copy needs a page fault), a notification
+ * queues it again and collector B takes it, but B's copy faults and
+ * gives it back to the head of the ready list.  A's pass, which already
+ * delivered it, does not take it again; a later call does.
+ */
+struct kt_second_collector {
+	struct kt_ctx		*c;
+	struct mm_struct	*mm;
+	unsigned long		bad;	/* B's buffer: a page whose copy fails */
+	struct completion	done;
+	long			ret;
+};
+
+static int kt_collector_b(void *arg)
+{
+	struct kt_second_collector *sc = arg;
+
+	kthread_use_mm(sc->mm);
+	sc->ret = kevent_user_get_events(sc->c->u, 1, 1, 0,
+					 (struct ukevent __user *)sc->bad, false);
+	kthread_unuse_mm(sc->mm);
+	complete(&sc->done);
+	return 0;
+}
+
+static void kt_requeue_and_collect(void *arg)
+{
+	struct kt_second_collector *sc = arg;
+	struct task_struct *t;
+
+	kevent_storage_ready(&sc->c->origin[0].st, NULL, EV_A);
+	t = kthread_run(kt_collector_b, sc, "kevent-collector-b");
+	if (!IS_ERR(t))
+		wait_for_completion(&sc->done);
+}
+
+static void kt_nothing(void *arg)
+{
+}
+
+static void kevent_returned_kevent_not_taken_twice_in_one_call(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct kt_second_collector sc = { .c = c, .ret = 1 };
+	struct ukevent out[4];
+	unsigned long buf;
+	int i;
+
+	init_completion(&sc.done);
+	sc.bad = kt_trap_mem(test, kt_nothing, NULL, true);
+	buf = kt_trap_mem(test, kt_requeue_and_collect, &sc, false);
+	/* The mm kunit_vm_mmap() attached to this thread, for B to borrow. */
+	sc.mm = current->mm;
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, kt_add(c, i, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_user_get_events(c->u, 1, 4, 0,
+			(struct ukevent __user *)buf, false), 1L);
+	KUNIT_EXPECT_EQ(test, sc.ret, (long)-EFAULT);
+	/* Given back, it is still ready, for the next call. */
+	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 4), 1L);
+}
+
+/*
  * A collector killed while another caller holds ctl_mutex (as a ->poll
  * that sleeps would) after it copied a ONESHOT kevent out: the kevent is
  * removed all the same, by the holder as it unlocks; none stays in the
@@ -894,6 +961,7 @@ static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_put_back_count_saturates),
 	KUNIT_CASE(kevent_level_requeued_during_delivery_not_sent_empty),
 	KUNIT_CASE(kevent_killed_collector_leaves_none_detached),
+	KUNIT_CASE(kevent_returned_kevent_not_taken_twice_in_one_call),
 	{}
 };
 

@@ -38,6 +38,15 @@
  * kevent stays DONE and is queued again by every later matching
  * notification.
  *
+ * One call, one pass: a collection takes the kevents that were ready
+ * when it began, each at most once (each kevent on the ready list carries
+ * the number of the pass under way when it was queued; the take stops at
+ * the first one queued since its own pass began), and stops taking
+ * batches after KEVENT_PASS_NS or at a signal.  A copy that faults gives
+ * its kevents back, merged with what arrived meanwhile; a collector
+ * killed before it could do so under ctl_mutex leaves its batch on the
+ * queue, and the next holder of ctl_mutex settles it.
+ *
  * Lifetimes
  * ---------
  * A kevent lives from ADD until it is removed from the tree (REMOVE,
@@ -69,6 +78,8 @@
  *   u->ring_lock (mutex)        ring setup and ring writers
  *     u->ctl_mutex (mutex)      the tree, ADD/REMOVE/MODIFY, removal, and
  *                               taking kevents off the ready list
+ *       u->orphan_lock          batches killed collectors left (a leaf,
+ *                               also taken without ctl_mutex)
  *       kf->mtx (mutex)         a watched file's origin (kevent_file.c)
  *       st->lock (spinlock)     the storage list; callbacks run under it
  *         k->ulock (spinlock)   the kevent's ukevent (flags, results)
@@ -329,7 +340,7 @@ void kevent_storage_dequeue(struct kevent_storage *st, struct kevent *k)
  * holds its storage's lock): kevent_ready_add() without saving and
  * restoring them again.
  */
-static bool __kevent_ready_add(struct kevent *k, bool head)
+static bool __kevent_ready_add(struct kevent *k, bool head, u64 pass)
 {
 	struct kevent_user *u = k->user;
 	bool added = false;
@@ -338,11 +349,15 @@ static bool __kevent_ready_add(struct kevent *k, bool head)
 	spin_lock(&u->ready_lock);
 	if (!k->on_ready && !k->dead) {
 		/*
-		 * The list stays sorted by pass: a kevent given back goes
-		 * first as the oldest, a new one last as the newest.
+		 * A new kevent goes last, with the pass now under way, so
+		 * that pass stops at it.  A kevent given back goes first,
+		 * with the pass that took it: that pass, and any older one,
+		 * stops at it too (another collector's pass may have
+		 * delivered it before its own copy faulted: one call, one
+		 * delivery), a newer one takes it first.
 		 */
 		if (head) {
-			k->pass = 0;
+			k->pass = pass;
 			list_add(&k->ready_entry, &u->ready_list);
 		} else {
 			k->pass = u->pass;
@@ -369,22 +384,23 @@ static bool __kevent_ready_add(struct kevent *k, bool head)
 }
 
 /**
- * kevent_ready_add() - put a kevent on its queue's ready list
- * @k: the kevent
- * @head: at the head (a delivery given back) instead of the tail
+ * kevent_ready_return() - give a kevent back to the head of the ready list
+ * @k: the kevent, whose delivery's copy faulted
+ * @pass: the collection pass that took it
  *
- * A kevent already on the list, or removed, is left alone.  The queue's
- * waiters are woken when the kevent was added.
+ * A kevent already on the list (a notification queued it meanwhile), or
+ * removed, is left alone.  The queue's waiters are woken when the kevent
+ * was added.
  *
- * Return: true when @k was added (newly ready).
+ * Return: true when @k was added.
  */
-bool kevent_ready_add(struct kevent *k, bool head)
+bool kevent_ready_return(struct kevent *k, u64 pass)
 {
 	unsigned long flags;
 	bool added;
 
 	local_irq_save(flags);
-	added = __kevent_ready_add(k, head);
+	added = __kevent_ready_add(k, true, pass);
 	local_irq_restore(flags);
 	return added;
 }
@@ -552,7 +568,7 @@ static bool __kevent_requeue(struct kevent_storage *st, struct kevent *k)
 	 * snapshot (under ulock) that took those results also sees the
 	 * kevent queued again (kevent_ready_forget()).
 	 */
-	added = ready && __kevent_ready_add(k, false);
+	added = ready && __kevent_ready_add(k, false, 0);
 	spin_unlock(&k->ulock);
 
 	if (ready && leave)
@@ -776,7 +792,7 @@ void kevent_storage_fini(struct kevent_storage *st, int err)
 		if (err)
 			k->event.ret_data[1] = err;
 		WRITE_ONCE(k->recheck, false);
-		__kevent_ready_add(k, false);
+		__kevent_ready_add(k, false, 0);
 		spin_unlock(&k->ulock);
 		kevent_storage_detach(st, k);
 	}

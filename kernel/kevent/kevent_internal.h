@@ -96,7 +96,7 @@ static inline bool kevent_deliver_needed(struct kevent *k)
 }
 
 /* The ready list (kevent.c): the only code that changes its membership. */
-bool kevent_ready_add(struct kevent *k, bool head);
+bool kevent_ready_return(struct kevent *k, u64 pass);
 unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
 			       unsigned int max, u64 *pass);
 void kevent_ready_forget(struct kevent *k);

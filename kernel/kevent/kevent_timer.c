@@ -141,7 +141,7 @@ static int kevent_timer_deliver(struct kevent *k)
 	if (n && !(k->event.req_flags & KEVENT_REQ_ONESHOT) &&
 	    !hrtimer_is_queued(&t->timer)) {
 		/* The first of the forwarded periods is the one counted. */
-		n += kevent_timer_forward(t) - 1;
+		n += max_t(u64, kevent_timer_forward(t), 1) - 1;
 		kevent_timer_arm(t);
 	}
 	n += k->event.ret_data[0];

@@ -442,6 +442,7 @@ long kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
 			ret = -EINTR;
 			break;
 		}
+		kevent_orphans_finish(u);
 		r = kevent_ctl_chunk(u, cmd, ukev, n);
 		kevent_queue_unlock(u);
 		if (cmd != KEVENT_CTL_ADD)
@@ -476,6 +477,7 @@ long kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
  */
 struct kevent_batch {
 	struct list_head orphan;
+	u64		pass;
 	unsigned int	copied;
 	unsigned int	n;
 	struct kevent	*k[KEVENT_DELIVER_BATCH];
@@ -609,16 +611,14 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 			}
 			/*
 			 * A final kevent is removed after the copy: the
-			 * reference keeps it for that even when the same
-			 * batch holds it twice (a timer re-armed by ->deliver
-			 * fires and is taken again; only non-final kevents
-			 * can, but the removal never relies on it).
+			 * reference keeps it for that.
 			 */
 			if (kevent_batch_final(b, b->n))
 				refcount_inc(&k->refcnt);
 			b->n++;
 		}
 	}
+	b->pass = *pass;
 	return b->n;
 }
 
@@ -658,14 +658,15 @@ static void kevent_batch_done(struct kevent_user *u, struct kevent_batch *b)
 }
 
 /*
- * The copy of @uk faulted: give its results back and requeue @k first,
- * unless MODIFY changed @k since (@gen): its old results are void.  What
+ * The copy of @uk faulted: give its results back and requeue @k first
+ * (marked with @pass, the pass that took it), unless MODIFY changed @k
+ * since (@gen): its old results are void.  What
  * a notification brought meanwhile is kept and merged with them: flags
  * and masks are OR-ed, a count (a timer's expirations) is added,
  * saturating, and an error that came meanwhile wins.
  */
 static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk,
-				 unsigned int gen)
+				 unsigned int gen, u64 pass)
 {
 	struct ukevent *e = &k->event;
 	unsigned long flags;
@@ -685,7 +686,7 @@ static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk,
 	}
 	spin_unlock_irqrestore(&k->ulock, flags);
 	if (same)
-		kevent_ready_add(k, true);
+		kevent_ready_return(k, pass);
 }
 
 /*
@@ -701,7 +702,7 @@ static void kevent_batch_settle(struct kevent_user *u, struct kevent_batch *b)
 
 	lockdep_assert_held(&u->ctl_mutex);
 	for (i = b->n; i-- > b->copied;)
-		kevent_undo_delivery(b->k[i], &b->uk[i], b->gen[i]);
+		kevent_undo_delivery(b->k[i], &b->uk[i], b->gen[i], b->pass);
 	for (i = 0; i < b->copied; i++) {
 		struct kevent *k = b->k[i];
 
@@ -713,7 +714,11 @@ static void kevent_batch_settle(struct kevent_user *u, struct kevent_batch *b)
 		kevent_put(b->k[i]);
 }
 
-/* Settle the batches killed collectors left on the queue.  ctl_mutex. */
+/*
+ * Settle the batches killed collectors left on the queue: whoever takes
+ * ctl_mutex does, first thing, and again as it unlocks
+ * (kevent_queue_unlock()).  Called with ctl_mutex held.
+ */
 static void kevent_orphans_finish(struct kevent_user *u)
 {
 	struct kevent_batch *b, *tmp;
@@ -745,6 +750,11 @@ void kevent_queue_unlock(struct kevent_user *u)
 	for (;;) {
 		kevent_orphans_finish(u);
 		mutex_unlock(&u->ctl_mutex);
+		/*
+		 * Pairs with the smp_mb() in kevent_batch_finish(): either
+		 * we see its batch, or its trylock sees the mutex free.
+		 */
+		smp_mb();
 		if (list_empty_careful(&u->orphans) ||
 		    !mutex_trylock(&u->ctl_mutex))
 			return;
@@ -785,6 +795,8 @@ static void kevent_batch_finish(struct kevent_user *u, struct kevent_batch *b,
 	spin_lock(&u->orphan_lock);
 	list_add_tail(&orphan->orphan, &u->orphans);
 	spin_unlock(&u->orphan_lock);
+	/* Pairs with the smp_mb() in kevent_queue_unlock(). */
+	smp_mb();
 	if (mutex_trylock(&u->ctl_mutex))
 		kevent_queue_unlock(u);
 }
@@ -829,6 +841,7 @@ static long kevent_deliver_to_buf(struct kevent_user *u,
 
 	if (kevent_collect_lock(&u->ctl_mutex))
 		return -EINTR;
+	kevent_orphans_finish(u);
 	n = kevent_batch_take(u, &b, max, pass);
 	if (n) {
 		left = kevent_copy_nofault(buf, b.uk, n * sizeof(b.uk[0]));
@@ -853,8 +866,8 @@ static long kevent_deliver_to_buf(struct kevent_user *u,
 /*
  * One collection pass: the kevents ready when it began (@pass, see
  * kevent_ready_take()), taken batch by batch for at most KEVENT_PASS_NS
- * (@end, set after the first batch: a pass that takes one batch reads no
- * clock).
+ * (@end, set after the first batch: a pass that ends with its first batch,
+ * max_nr or num reached or nothing left, reads no clock).
  */
 struct kevent_pass {
 	u64	pass;
@@ -957,7 +970,7 @@ static int kevent_wait_ready(struct kevent_user *u, unsigned int min_nr,
  * not ready at delivery, keeps waiting until its timeout.  Every round
  * either sleeps or takes kevents off the ready list, and a signal ends
  * the call, so no caller spins.  A round is one collection pass
- * (kevent_collect()): each kevent at most once, so a kevent that is ready
+ * (struct kevent_pass): each kevent at most once, so a kevent that is ready
  * again at once (a 1 ns timer) cannot keep a call going.  The ring is
  * not touched.
  *
@@ -1110,6 +1123,7 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 
 		if (kevent_collect_lock(&u->ctl_mutex))
 			return done ? (long)done : -EINTR;
+		kevent_orphans_finish(u);
 		n = kevent_batch_take(u, &b, num - done, &p.pass);
 		if (n) {
 			pagefault_disable();

@@ -425,7 +425,7 @@ TEST(sigkill_ends_a_waiter_without_limit)
  */
 TEST(truncating_a_shared_mapping_while_a_child_maps_it)
 {
-	int round, status, fd, sync[2];
+	int round, status, fd, up[2], down[2];
 	volatile char *p;
 	char c = 0;
 	pid_t pid;
@@ -437,28 +437,31 @@ TEST(truncating_a_shared_mapping_while_a_child_maps_it)
 		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		ASSERT_NE(MAP_FAILED, p);
 		p[0] = 1;
-		ASSERT_EQ(0, pipe2(sync, O_CLOEXEC));
+		ASSERT_EQ(0, pipe2(up, O_CLOEXEC));
+		ASSERT_EQ(0, pipe2(down, O_CLOEXEC));
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (!pid) {
 			p[0] = 2;
-			if (write(sync[1], &c, 1) != 1 ||
-			    read(sync[0], &c, 1) != 1)
+			if (write(up[1], &c, 1) != 1 ||
+			    read(down[0], &c, 1) != 1)
 				_exit(3);
 			p[0] = 3;	/* truncated meanwhile: SIGBUS */
 			_exit(4);
 		}
-		ASSERT_EQ(1, read(sync[0], &c, 1));
+		ASSERT_EQ(1, read(up[0], &c, 1));
 		EXPECT_EQ(0, ftruncate(fd, 0));
-		ASSERT_EQ(1, write(sync[1], &c, 1));
+		ASSERT_EQ(1, write(down[1], &c, 1));
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) {
 			TH_LOG("round %d: the child ended with status 0x%x",
 			       round, status);
 		}
 		munmap((void *)p, 4096);
-		close(sync[0]);
-		close(sync[1]);
+		close(up[0]);
+		close(up[1]);
+		close(down[0]);
+		close(down[1]);
 		close(fd);
 	}
 }

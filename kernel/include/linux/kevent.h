@@ -104,7 +104,8 @@ struct kevent_callbacks {
  * @recheck: queued by a notification that could not tell readiness
  *           (KEVENT_RECHECK); ->deliver looks again.  Protected by @ulock.
  * @pass: the queue's pass number when the kevent was last put on the
- *        ready list; ready_lock.  A collection takes only the kevents
+ *        ready list, or, when a faulted delivery gave it back, the pass
+ *        that took it; ready_lock.  A collection takes only the kevents
  *        queued before it began (one call, one pass).
  * @gen: bumped by MODIFY, so a delivery in flight knows its snapshot is
  *       stale; protected by @ulock (and changed under ctl_mutex).
