@@ -1374,23 +1374,28 @@ out:
 		close(sv[1]);
 }
 
-/* Collect from @q until an entry for @fd arrives or @end passes: 1 if it did. */
+/*
+ * Collect from @q until an entry for @fd arrives or @end passes: 1 if it
+ * did.  It looks at least once, so an @end already past is one look
+ * without waiting.
+ */
 static int got_event_for(struct thr *t, int q, int fd, unsigned long long end)
 {
-	while (!stop) {
+	for (;;) {
 		unsigned long long now = now_ns();
+		__u64 to = now < end ? (end - now) / MS * MS : 0;
 		int ret, i;
 
-		if (now >= end)
-			return 0;
-		/* A deadline within 1 ms: one look, without waiting. */
-		note(t, "wakeone-get q=%d min=1 max=8 timeout=%llu", q, (end - now) / MS * MS);
-		ret = t_get(t, q, 1, 8, (end - now) / MS * MS, t->buf, 0);
+		note(t, "wakeone-get q=%d min=1 max=8 timeout=%llu", q, (unsigned long long)to);
+		ret = t_get(t, q, 1, 8, to, t->buf, 0);
 		for (i = 0; i < ret; i++)
 			if (t->buf[i].id.raw[0] == (__u32)fd)
 				return 1;
+		if (stop)
+			return 1;	/* stopping: judge nothing */
+		if (now_ns() >= end)
+			return 0;
 	}
-	return 1;	/* stopping: judge nothing */
 }
 
 /*
@@ -1443,7 +1448,7 @@ static void shape_wakeone(struct thr *t)
 			struct timespec ms = { 0, 1 * MS };
 
 			for (i = 0; i < nq && !any; i++)
-				any = got_event_for(t, q[i], sv[0], now_ns() + 1);
+				any = got_event_for(t, q[i], sv[0], 0);
 			nanosleep(&ms, NULL);
 		}
 		if (!any && !stop) {
