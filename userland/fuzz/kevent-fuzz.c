@@ -165,6 +165,7 @@ struct thr {
 	int idx;
 	unsigned long long rng;
 	unsigned long long ops;
+	unsigned long long kind_ops[K_NR];	/* operations run, per kind */
 	char log[LOGN][112];
 	unsigned int logpos;
 	struct ukevent buf[65];	/* one spare: the misaligned pointer */
@@ -1522,6 +1523,7 @@ static void one_op(struct thr *t)
 		r -= kind_weight[k];
 	}
 
+	t->kind_ops[k]++;
 	switch (k) {
 	case K_ADD: op_ctl(t, KEVENT_CTL_ADD); break;
 	case K_REMOVE: op_ctl(t, KEVENT_CTL_REMOVE); break;
@@ -1857,6 +1859,21 @@ int main(int argc, char **argv)
 		final_checks();
 	check_kmsg();
 	say("%llu operations in %.1f s", ops_done, (now_ns() - t0) / 1e9);
+	{
+		/* What ran: a shape that never ran checked nothing. */
+		char line[512];
+		int n = 0, k;
+
+		for (k = 0; k < K_NR && n < (int)sizeof(line) - 32; k++) {
+			unsigned long long c = 0;
+
+			for (i = 0; i < nthreads; i++)
+				c += thr[i].kind_ops[k];
+			if (kinds & (1u << k))
+				n += snprintf(line + n, sizeof(line) - n, " %s %llu", kind_name[k], c);
+		}
+		say("operations per kind:%s", line);
+	}
 	if (finding) {
 		say("result FINDING seed=%llu ops=%llu", seed, ops_done);
 		return 1;
