@@ -1278,7 +1278,14 @@ static void *drainer(void *arg)
 static void shape_faultwake(struct thr *t)
 {
 	int sv[2] = { -1, -1 }, q = -1, ret, how = below(t, 3), faults = 0;
-	unsigned int rounds = 1 + below(t, 16), r;
+	/*
+	 * Many rounds: the window (the kevent taken, its copy faulting) is
+	 * hit only when a tick preempts the collector inside it and the
+	 * drainer runs (UML has one CPU; an unprivileged fuzzer has no
+	 * SCHED_FIFO to force it), so the chance grows with the time spent
+	 * collecting.
+	 */
+	unsigned int rounds = 16 + below(t, 241), r;
 	struct ukevent uk;
 	struct drainer d = { .stop = 0 };
 	pthread_t dt;
@@ -1504,7 +1511,7 @@ static const unsigned int kind_weight[K_NR] = {
 	[K_RING] = 2 * 32, [K_WAIT] = 3 * 32, [K_CHURN] = 3 * 32, [K_IO] = 6 * 32,
 	[K_RINGMEM] = 32, [K_PASS] = 32, [K_FORK] = 32, [K_SIGNAL] = 32,
 	/* The shapes: each takes tens of milliseconds to seconds. */
-	[K_TIMERS] = 2, [K_BIGRING] = 1, [K_FAULTWAKE] = 2, [K_WAKEONE] = 2,
+	[K_TIMERS] = 2, [K_BIGRING] = 1, [K_FAULTWAKE] = 3, [K_WAKEONE] = 2,
 };
 
 static void one_op(struct thr *t)
