@@ -28,10 +28,15 @@ BOOT_TIMEOUT=$((time + 120)) boot_initramfs mem=512M kunit.enable=0 watchdog_thr
 rc=$?
 set -e
 
-if [ $rc = 124 ] || [ $rc = 137 ]; then
-	verdict="hang: the UML stopped answering, killed after $((time + 120)) s"
-elif line=$(grep -m1 'kevent-fuzz: FINDING' "$log"); then
+# A FINDING printed before the UML stopped answering names the cause (a
+# call that runs on and ignores SIGKILL keeps the fuzzer from exiting).
+if line=$(grep -m1 'kevent-fuzz: FINDING' "$log"); then
 	verdict="finding: ${line#*FINDING }"
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		verdict="$verdict; then the UML stopped answering"
+	fi
+elif [ $rc = 124 ] || [ $rc = 137 ]; then
+	verdict="hang: the UML stopped answering, killed after $((time + 120)) s"
 elif report=$("$REPO/scripts/check_log.sh" "$log" fuzz 2>&1 >/dev/null); then
 	if grep -q 'kevent-fuzz: result ok' "$log"; then
 		verdict=ok

@@ -12,7 +12,8 @@ set -u
 
 seed=${1:?usage: fuzz_reduce.sh SEED OPS}
 ops=${2:?usage: fuzz_reduce.sh SEED OPS}
-kinds=$(( (1 << 12) - 1 ))
+nkinds=16	# K_NR in userland/fuzz/kevent-fuzz.c
+kinds=$(( (1 << nkinds) - 1 ))
 threads=4
 boots=${FUZZ_REDUCE_BOOTS:-12}
 dir=$RESULTS/fuzz
@@ -30,7 +31,7 @@ while [ "$ops" -gt 16 ] && reproduces $((ops / 2)) $kinds $threads; do
 	ops=$((ops / 2))
 	say "  still found with $ops operations"
 done
-for k in $(seq 0 11); do
+for k in $(seq 0 $((nkinds - 1))); do
 	bit=$((1 << k))
 	[ $((kinds & bit)) = 0 ] || [ $((kinds & ~bit)) = 0 ] && continue
 	if reproduces "$ops" $((kinds & ~bit)) $threads; then
