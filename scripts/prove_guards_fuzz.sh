@@ -5,7 +5,8 @@
 # seeds 1, 2, 3 with the default budget until one finds it, then halve the
 # budget (four times at most) while that seed still finds it.  Prints the table guard -> seed
 # -> verdict -> smallest budget that found it; fails unless every guard's
-# defect was found.  FUZZ_OPS and FUZZ_TIME as for --fuzz.
+# defect was found.  FUZZ_OPS and FUZZ_TIME as for --fuzz.  Usage:
+# prove_guards_fuzz.sh [GLOB]: GLOB selects guards by name ('3[7-9]-*').
 set -u
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +20,8 @@ bad=0
 
 "$REPO/scripts/build_userland.sh" >"$log/userland.log" 2>&1 ||
 	die "cannot build the test initramfs (see $log/userland.log)"
-for g in "$REPO"/kernel/guards/*.patch; do
+for g in "$REPO"/kernel/guards/${1:-*}.patch; do
+	[ -e "$g" ] || die "no guard matches '${1:-*}' in kernel/guards/"
 	grep -q '^Fuzz: yes' "$g" || continue
 	name=$(basename "$g" .patch)
 	say "guard $name: fuzzing the debug UML with the defect put back"
