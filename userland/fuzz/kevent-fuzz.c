@@ -153,6 +153,13 @@ static unsigned long long slack_ns = 2 * SEC;
  * entries it wrote are still where it wrote them.
  */
 static unsigned long ring_epoch;
+/*
+ * kevent_wait() calls of the random operations under way: the epoch sees
+ * a wait that begins or ends during another, not one that spans it
+ * (seen: a wait with a 1 ns timeout running across a shorter one moved
+ * the shared ring_kidx under it).
+ */
+static unsigned long waits_in_flight;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int kmsg = -1;
 
@@ -721,6 +728,7 @@ static void op_wait(struct thr *t)
 	unsigned int size = 0, kidx = 0;
 	unsigned long e0, e1;
 	struct obj *o;
+	int alone;
 
 	note(t, "wait q=%d num=%u timeout=%llu", q, num, (unsigned long long)to);
 	/* The ring the table knows for q (readable while o->ring is set). */
@@ -732,17 +740,19 @@ static void op_wait(struct thr *t)
 		kidx = ring->ring_kidx;
 	}
 	e0 = __sync_add_and_fetch(&ring_epoch, 1);
+	alone = __sync_add_and_fetch(&waits_in_flight, 1) == 1;
 	pthread_mutex_unlock(&objs_lock);
 	call_begin(t, to);
 	ret = kevent_wait(q, num, to);
 	call_end(t);
 	e1 = __sync_add_and_fetch(&ring_epoch, 1);
-	if (ret <= 0 || !ring || e1 != e0 + 1)
+	__sync_sub_and_fetch(&waits_in_flight, 1);
+	if (ret <= 0 || !ring || !alone || e1 != e0 + 1)
 		return;
 	/*
 	 * Nothing else waited or touched a ring or the table meanwhile
-	 * (ring_epoch): check the entries, under objs_lock so the ring
-	 * stays mapped.
+	 * (ring_epoch, waits_in_flight): check the entries, under
+	 * objs_lock so the ring stays mapped.
 	 */
 	pthread_mutex_lock(&objs_lock);
 	if (ring_epoch == e1 && obj_of(q) == o && o->ring_at == ring)
