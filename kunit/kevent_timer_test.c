@@ -357,6 +357,46 @@ static void kevent_timer_mask_without_fired_einval(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 0U);
 }
 
+/*
+ * An expiration is counted and reported in one section of the timer's
+ * storage lock: a delivery between the two (on another CPU) would take
+ * the count, forward the hrtimer under its running function, and leave a
+ * report with nothing to report, which sticky DONE delivered as a count
+ * of 0.  The hook runs between the count and the report; the lock must
+ * still be held there.  Spinlocks are no-ops on one CPU without
+ * DEBUG_SPINLOCK: the debug and SMP kernels run this.
+ */
+static atomic_t ktt_counted, ktt_counted_unlocked;
+
+static void ktt_counted_hook(struct kevent_storage *st)
+{
+	atomic_inc(&ktt_counted);
+	if (spin_trylock(&st->lock)) {
+		atomic_inc(&ktt_counted_unlocked);
+		spin_unlock(&st->lock);
+	}
+}
+
+static void kevent_timer_counts_and_reports_in_one_section(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk, out;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_SMP) && !IS_ENABLED(CONFIG_DEBUG_SPINLOCK))
+		kunit_skip(test, "spinlocks are no-ops here (--debug and --smp run it)");
+	atomic_set(&ktt_counted, 0);
+	atomic_set(&ktt_counted_unlocked, 0);
+	WRITE_ONCE(kevent_timer_counted_hook, ktt_counted_hook);
+	KUNIT_EXPECT_EQ(test, ktt_add(t, 0, NSEC_PER_MSEC, 0, &uk), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &out), 1L);
+	KUNIT_EXPECT_EQ(test, ktt_remove(t, &uk), 0);
+	WRITE_ONCE(kevent_timer_counted_hook, NULL);
+	KUNIT_EXPECT_GE(test, atomic_read(&ktt_counted), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ktt_counted_unlocked), 0);
+}
+
 static struct kunit_case kevent_timer_cases[] = {
 	KUNIT_CASE(kevent_timer_zero_period_einval),
 	KUNIT_CASE(kevent_timer_fires_within_tolerance),
@@ -370,6 +410,7 @@ static struct kunit_case kevent_timer_cases[] = {
 	KUNIT_CASE(kevent_timer_one_ns_period_does_not_flood),
 	KUNIT_CASE(kevent_timer_modify_fired_oneshot_to_periodic),
 	KUNIT_CASE(kevent_timer_mask_without_fired_einval),
+	KUNIT_CASE(kevent_timer_counts_and_reports_in_one_section),
 	{}
 };
 

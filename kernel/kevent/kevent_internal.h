@@ -156,6 +156,7 @@ extern size_t kevent_ctl_alloc_peak;
 #if IS_ENABLED(CONFIG_KEVENT_KUNIT_TEST)
 int kevent_user_getfd(int flags);
 bool kevent_timer_armed(struct kevent *k);
+extern void (*kevent_timer_counted_hook)(struct kevent_storage *st);
 #endif
 
 #endif /* _KEVENT_INTERNAL_H */

@@ -81,12 +81,29 @@ static u64 kevent_timer_forward(struct kevent_timer *t)
 	return orun;
 }
 
+#if IS_ENABLED(CONFIG_KEVENT_KUNIT_TEST)
+/*
+ * For the KUnit suites: called between counting an expiration and
+ * reporting it, which must be one section of the storage lock.
+ */
+void (*kevent_timer_counted_hook)(struct kevent_storage *st);
+#endif
+
 /* The ready callback of an expiration, under @t->st.lock: count it. */
 static int kevent_timer_count(struct kevent *k)
 {
 	struct kevent_timer *t = k->priv;
 
 	t->expired++;
+#if IS_ENABLED(CONFIG_KEVENT_KUNIT_TEST)
+	{
+		void (*hook)(struct kevent_storage *st);
+
+		hook = READ_ONCE(kevent_timer_counted_hook);
+		if (hook)
+			hook(&t->st);
+	}
+#endif
 	return 0;
 }
 
