@@ -10,8 +10,23 @@ bin=$LIBEVENT_WORK/bin
 list=$USERLAND_OUT/initramfs.list
 [ -f "$list" ] || die "no $list: run scripts/build_userland.sh"
 [ -f "$bin/.stamp" ] || die "libevent is not built: run scripts/build_libevent.sh"
+# What libevent's resolver tests read: localhost in /etc/hosts (the
+# blocking resolver of dns/bufferevent_connect_hostname), a nameserver in
+# /etc/resolv.conf (dns/initialize_nameservers), service names
+# (util/getaddrinfo).  The test initramfs has none of them.
+etc=$LIBEVENT_WORK/etc
+mkdir -p "$etc"
+printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost\n' > "$etc/hosts"
+printf 'nameserver 127.0.0.1\n' > "$etc/resolv.conf"
+printf 'hosts: files dns\nservices: files\nprotocols: files\n' > "$etc/nsswitch.conf"
 {
 	cat "$list"
+	for f in hosts resolv.conf nsswitch.conf; do
+		echo "file /etc/$f $etc/$f 0644 0 0"
+	done
+	for f in /etc/services /etc/protocols; do
+		if [ -r "$f" ]; then echo "file $f $f 0644 0 0"; fi
+	done
 	echo "dir /libevent 0755 0 0"
 	echo "dir /libevent/bin 0755 0 0"
 	echo "file /libevent/run-in-uml.sh $REPO/userland/libevent/run-in-uml.sh 0755 0 0"
