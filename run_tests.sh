@@ -287,7 +287,12 @@ if [ "$COVERAGE" = 1 ]; then
 	"$REPO/coverage/capture.sh" kunit &
 	"$REPO/coverage/capture.sh" userland
 	wait $!
-	run_stage coverage "$REPO/coverage/capture.sh" report kunit userland
+	cov=(kunit userland)
+	# --libevent: the kevent lines libevent's suite reaches, a layer of its own.
+	if [ "$libevent" = 1 ] && "$REPO/coverage/capture.sh" libevent; then
+		cov+=(libevent)
+	fi
+	run_stage coverage "$REPO/coverage/capture.sh" report "${cov[@]}"
 fi
 [ $lint = 1 ] && join_stage lint
 
@@ -298,7 +303,8 @@ for f in "${failed[@]}"; do
 done
 floors=()
 [ "$COVERAGE" = 1 ] && floors=(--floors "$REPO/coverage/floors.conf")
-layers=kunit,userland
-[ "$libevent" = 1 ] && layers=kunit,userland,libevent
+layers=kunit,userland covlayers=kunit,userland,all
+[ "$libevent" = 1 ] && layers=kunit,userland,libevent covlayers=kunit,userland,libevent,all
 "$PYTHON" "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" --layers "$layers" \
+	--coverage-layers "$covlayers" \
 	${json:+--json "$json"} "${floors[@]}" --failed-stages "$(IFS=,; echo "${failed[*]}")"
