@@ -51,6 +51,17 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
                     results in .work/results/smp-{kunit,userland}.json
   --kcsan           with --smp: KCSAN instead of KASAN (own build dir);
                     the data races it reports in kevent code fail the run
+  --libevent [only] also run libevent's own test suite (test/test.sh's
+                    programs and regress) on the kevent backend and on
+                    epoll in one boot (scripts/run_libevent.sh): fetches
+                    Debian 12's libevent source (apt-get source, cached in
+                    .work/libevent; LIBEVENT_SRC=DIR uses a tree), applies
+                    userland/libevent/, builds it statically; a test that
+                    passes on epoll and not on kevent fails the run.
+                    'only': this stage alone after the build; 'bench':
+                    libevent's test/bench and bench_cascade on kevent and
+                    epoll in one boot instead (medians, the ratio; use
+                    with --no-coverage)
   -h, --help        this text
 
 Environment: KERNEL_SRC=DIR uses that 6.12.x tree instead of Debian's
@@ -69,6 +80,7 @@ bench=0
 bench_which=all
 fuzz=
 smp=0
+libevent=0
 nocov=0
 debug=0
 while [ $# -gt 0 ]; do
@@ -92,6 +104,9 @@ while [ $# -gt 0 ]; do
 	--fuzz-ops) [ $# -ge 2 ] || die "--fuzz-ops needs a number"; export FUZZ_OPS=$2; shift ;;
 	--fuzz-time) [ $# -ge 2 ] || die "--fuzz-time needs seconds"; export FUZZ_TIME=$2; shift ;;
 	--smp) smp=1 ;;
+	--libevent)
+		libevent=1
+		case ${2:-} in only|bench) libevent=$2; shift ;; esac ;;
 	--kcsan) export KCSAN=1 ;;
 	--json) [ $# -ge 2 ] || die "--json needs a file name"; json=$2; shift ;;
 	--json=*) json=${1#*=} ;;
@@ -110,6 +125,7 @@ flavour=coverage
 [ $nocov = 1 ] || [ $bench = 1 ] && flavour=nocov
 [ $debug = 1 ] || [ -n "$fuzz" ] && flavour=debug
 [ $bench = 1 ] && export SETUP_BENCH=1
+[ "$libevent" != 0 ] && export SETUP_LIBEVENT=1
 if [ "${KCSAN:-0}" = 1 ] && [ $smp = 0 ]; then
 	die "--kcsan goes with --smp"
 fi
@@ -193,7 +209,7 @@ fi
 # a test run builds them beside the kernel, niced (the kernel build is
 # what the run waits for: a cold one takes minutes, this one about 2).
 tests=1
-[ $guards = 1 ] || [ $bench = 1 ] || [ -n "$fuzz" ] || [ $shell = 1 ] && tests=0
+[ $guards = 1 ] || [ $bench = 1 ] || [ -n "$fuzz" ] || [ $shell = 1 ] || [ "$libevent" = only ] || [ "$libevent" = bench ] && tests=0
 [ $tests = 1 ] && beside userland-build nice -n 10 "$REPO/scripts/build_userland.sh"
 # Lint reads the sources and writes only its own build dir (with its own
 # configuration): it runs beside the kernel build and the boots, niced,
@@ -236,6 +252,21 @@ if [ -n "$fuzz" ]; then
 		--layers fuzz --coverage-layers fuzz \
 		${json:+--json "$json"} --failed-stages "$(IFS=,; echo "${failed[*]}")"
 fi
+if [ "$libevent" = bench ]; then
+	"$REPO/scripts/build_userland.sh" || exit 1
+	stage "libevent benchmark"
+	exec "$REPO/scripts/run_libevent_bench.sh"
+fi
+if [ "$libevent" = only ]; then
+	rm -f "$RESULTS/libevent.json"
+	run_stage userland-build "$REPO/scripts/build_userland.sh"
+	run_stage libevent "$REPO/scripts/run_libevent.sh"
+	stage summary
+	printf '  stage times: %s\n' "$(IFS=,; echo "${timings[*]}")"
+	exec "$PYTHON" "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
+		--layers libevent --coverage-layers '' \
+		${json:+--json "$json"} --failed-stages "$(IFS=,; echo "${failed[*]}")"
+fi
 if [ $shell = 1 ]; then
 	"$REPO/scripts/build_userland.sh" || exit 1
 	stage "booting UML to a shell ('poweroff' ends it)"
@@ -249,13 +280,19 @@ join_stage userland-build
 run_stage kunit "$REPO/scripts/run_kunit.sh" "$filter"
 if [[ " ${failed[*]} " != *" userland-build "* ]]; then
 	run_stage userland "$REPO/scripts/run_userland.sh"
+	[ "$libevent" = 1 ] && run_stage libevent "$REPO/scripts/run_libevent.sh"
 fi
 if [ "$COVERAGE" = 1 ]; then
 	# Each layer's data are its own boots': the captures side by side.
 	"$REPO/coverage/capture.sh" kunit &
 	"$REPO/coverage/capture.sh" userland
 	wait $!
-	run_stage coverage "$REPO/coverage/capture.sh" report kunit userland
+	cov=(kunit userland)
+	# --libevent: the kevent lines libevent's suite reaches, a layer of its own.
+	if [ "$libevent" = 1 ] && "$REPO/coverage/capture.sh" libevent; then
+		cov+=(libevent)
+	fi
+	run_stage coverage "$REPO/coverage/capture.sh" report "${cov[@]}"
 fi
 [ $lint = 1 ] && join_stage lint
 
@@ -266,5 +303,8 @@ for f in "${failed[@]}"; do
 done
 floors=()
 [ "$COVERAGE" = 1 ] && floors=(--floors "$REPO/coverage/floors.conf")
-"$PYTHON" "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \
+layers=kunit,userland covlayers=kunit,userland,all
+[ "$libevent" = 1 ] && layers=kunit,userland,libevent covlayers=kunit,userland,libevent,all
+"$PYTHON" "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" --layers "$layers" \
+	--coverage-layers "$covlayers" \
 	${json:+--json "$json"} "${floors[@]}" --failed-stages "$(IFS=,; echo "${failed[*]}")"

@@ -20,6 +20,7 @@ LAYERS = (
     Layer('kunit', 'KUnit', 'KUnit only'),
     Layer('userland', 'user', 'user space only'),
     Layer('fuzz', 'fuzz', 'fuzz only'),
+    Layer('libevent', 'libevent', "libevent's test suite only"),
     Layer('all', 'both', 'both layers'),
 )
 

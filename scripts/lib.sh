@@ -18,6 +18,10 @@
 #                         how long a stage's boot may take before it is
 #                         killed (and reported as hung)
 #   BOOT_TIMEOUT=SECONDS  the same for boot_initramfs (below)
+#   INITRAMFS=FILE        boot_initramfs boots this one instead
+#   LIBEVENT_SRC=DIR      an unpacked libevent 2.1.12 tree instead of
+#                         apt-get source (fetch_libevent.sh)
+#   LIBEVENT_TIMEOUT=SECONDS  the libevent boot (default 2400)
 #   USERLAND_ARGS=...     more kernel/init arguments for the user-space
 #                         boot (KEVENT_ONLY=PROGRAM, KEVENT_TEST=NAME)
 #   USERLAND_PARTS=N      the user-space boots side by side (default 2,
@@ -44,6 +48,7 @@ HEADERS=$WORK/headers			# make headers_install output
 USERLAND_OUT=$WORK/userland		# static programs and the initramfs
 RESULTS=$WORK/results			# KTAP, logs, JSON of the last run
 GCOV_DATA=$RESULTS/gcov			# the boots' .gcda files (gcov_boot)
+LIBEVENT_WORK=$WORK/libevent		# libevent's source, build and results (--libevent)
 KUNIT_PY=$TREE/tools/testing/kunit/kunit.py
 JOBS=${JOBS:-$(nproc)}
 # kbuild asks the compiler the same 27 questions at every make (1.9 s of
@@ -194,10 +199,11 @@ need_boot_files() {
 # stdin and stdout.  Arguments: more of the kernel command line (memory,
 # kunit.*, init's KEVENT_* settings).  BOOT_TIMEOUT=seconds kills a boot
 # that runs longer (exit status 124 or 137, as timeout(1)); without it the
-# boot keeps the terminal (the interactive shell).
+# boot keeps the terminal (the interactive shell).  INITRAMFS=FILE boots
+# another initramfs (the libevent one).
 # Call need_boot_files first, before any redirection of stderr.
 boot_initramfs() {
-	local cmd=("$UML" initrd="$USERLAND_OUT/initramfs.cpio" rdinit=/init
+	local cmd=("$UML" initrd="${INITRAMFS:-$USERLAND_OUT/initramfs.cpio}" rdinit=/init
 		   con=null "con0=fd:0,fd:1" "$@")
 
 	if [ -n "${BOOT_TIMEOUT:-}" ]; then

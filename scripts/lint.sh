@@ -150,5 +150,24 @@ else
 	finding "harness self-tests"
 fi
 
+# 6. libevent's patch series (userland/libevent/series) applies with
+# patch -p1 to the pristine tree, when one is at hand (LIBEVENT_SRC, or
+# the source ./run_tests.sh --libevent fetched); lint does not fetch it.
+src=${LIBEVENT_SRC:-}
+[ -n "$src" ] || src=$(find "$LIBEVENT_WORK/source" -mindepth 1 -maxdepth 1 -type d \
+	-name 'libevent-*' 2>/dev/null | head -n 1)
+if [ -n "$src" ] && [ -d "$src" ]; then
+	tmp=$(mktemp -d)
+	cp -a "$src/." "$tmp"
+	while read -r p; do
+		[ -n "$p" ] || continue
+		patch -d "$tmp" -p1 -s --no-backup-if-mismatch < "$REPO/userland/libevent/$p" >/dev/null ||
+			{ finding "userland/libevent/$p does not apply to $src"; break; }
+	done < "$REPO/userland/libevent/series"
+	rm -rf "$tmp"
+else
+	say "libevent: no source at hand, patch series not checked (./run_tests.sh --libevent fetches it)"
+fi
+
 [ $fail = 0 ] || die "lint found problems (above)"
-say "lint: checkpatch, kernel-doc, W=1, shellcheck, man pages and harness self-tests clean"
+say "lint: checkpatch, kernel-doc, W=1, shellcheck, man pages, harness self-tests and libevent's patches clean"

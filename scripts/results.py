@@ -30,6 +30,7 @@ LAYERS = (
     Layer('kunit', 'KUnit (UML)'),
     Layer('userland', 'user space (UML)'),
     Layer('fuzz', 'fuzz (debug UML, one test per seed)'),
+    Layer('libevent', "libevent's test suite (UML, kevent and epoll)"),
     Layer('smp-kunit', 'KUnit (x86_64 SMP, 4 vCPUs, QEMU)'),
     Layer('smp-userland', 'user space (x86_64 SMP, 4 vCPUs, QEMU)'),
 )

@@ -19,6 +19,12 @@ declare -A NEED=(
 # The x86_64 SMP kernel's machine (./run_tests.sh --smp only); it brings
 # qemu-system-data with qboot.rom.
 [ "${SETUP_SMP:-0}" = 1 ] && NEED[qemu-system-x86_64]=qemu-system-x86
+# libevent's build (./run_tests.sh --libevent only): the patches change
+# configure.ac and Makefile.am, so autoreconf runs.
+if [ "${SETUP_LIBEVENT:-0}" = 1 ]; then
+	NEED[autoreconf]=autoconf NEED[automake]=automake NEED[libtoolize]=libtool
+	NEED[dpkg-source]=dpkg-dev
+fi
 # files -> Debian package
 declare -A NEED_FILES=(
 	[/usr/include/libelf.h]=libelf-dev

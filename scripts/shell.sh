@@ -13,6 +13,12 @@ need_boot_files
 coverage=0
 grep -q '^CONFIG_GCOV=y' "$BUILD/.config" 2>/dev/null && coverage=1
 gcov_boot shell
+# libevent's test programs and benchmarks in /libevent/bin when they are
+# built (./run_tests.sh --libevent): the libevent initramfs.
+if [ -f "$LIBEVENT_WORK/bin/.stamp" ] && "$REPO/scripts/libevent_initramfs.sh"; then
+	export INITRAMFS=$LIBEVENT_WORK/initramfs.cpio
+	say "shell: libevent's programs are in /libevent/bin (EVENT_NOKEVENT=1 for epoll)"
+fi
 set +e
 boot_initramfs mem=512M kunit.enable=0 quiet KEVENT_SHELL=1 KEVENT_HOST="$REPO"
 rc=$?

@@ -26,6 +26,7 @@ import bench_kernel  # noqa: E402
 import guard_status  # noqa: E402
 import ktap_merge  # noqa: E402
 import lcov_info  # noqa: E402
+import libevent_results  # noqa: E402
 import results  # noqa: E402
 import userland_parts  # noqa: E402
 
@@ -376,6 +377,59 @@ class UserlandParts(unittest.TestCase):
             with open(path, 'w', encoding='utf-8') as f:
                 f.write('a nan\nb inf\nc -1\nd 0.5\ne\n')
             self.assertEqual(userland_parts.read_times(path), {'d': 0.5})
+
+
+class LibeventResults(unittest.TestCase):
+    LOG = """main/methods: OK
+util/getaddrinfo: [forking] 
+  SKIP test/regress_util.c:1120: Symbolic service names seem broken.OK
+util/getaddrinfo_live: DISABLED
+http/ipv6_for_domain: [forking] SKIPPED
+dns/bufferevent_connect_hostname: [forking] [Lost connection!] 
+  [bufferevent_connect_hostname FAILED]
+dns/initialize_nameservers: [forking] 
+  FAIL test/regress_dns.c:1020: assert(dns)
+  [initialize_nameservers FAILED]
+util/monotonic_prc_precise: 
+  FAIL test/regress_util.c:1483: assert(total_diff/9 < maxstep): 739 vs 500
+  [monotonic_prc_precise FAILED]
+
+  [RETRYING monotonic_prc_precise (3)]
+util/monotonic_prc_precise: OK
+http/cancel: [forking] """
+    LISTED = [('main/methods', False), ('util/getaddrinfo', False),
+              ('util/getaddrinfo_live', True), ('http/ipv6_for_domain', False),
+              ('dns/bufferevent_connect_hostname', False),
+              ('dns/initialize_nameservers', False),
+              ('util/monotonic_prc_precise', False), ('http/cancel', False),
+              ('http/later', False), ('http/off', True)]
+
+    def test_regress_outcomes(self):
+        r = libevent_results.parse_regress(self.LOG, self.LISTED, 'regress', 137)
+        status = {n: x.status for n, x in r.items()}
+        self.assertEqual(status, {
+            'main/methods': 'ok', 'util/getaddrinfo': 'ok',
+            'util/getaddrinfo_live': 'skip', 'http/ipv6_for_domain': 'skip',
+            'dns/bufferevent_connect_hostname': 'fail',
+            'dns/initialize_nameservers': 'fail',
+            'util/monotonic_prc_precise': 'ok',  # passed on a retry
+            'http/cancel': 'fail', 'http/later': 'fail', 'http/off': 'skip'})
+        self.assertIn('assert(dns)', r['dns/initialize_nameservers'].reason)
+        self.assertIn('timed out', r['http/cancel'].reason)
+        self.assertIn('not run', r['http/later'].reason)
+        self.assertEqual(r['http/off'].reason, 'off by default')
+
+    def test_ktap_skips_what_fails_on_epoll_too(self):
+        R = libevent_results.Result
+        text = libevent_results.ktap({
+            'kevent': [R('a', 'ok'), R('b', 'fail', 'x'), R('c', 'fail', 'y')],
+            'epoll': [R('a', 'ok'), R('b', 'fail', 'no resolver'), R('c', 'ok')]})
+        self.assertIn('    ok 2 b # SKIP fails on epoll too: no resolver', text)
+        self.assertIn('    not ok 3 c', text)
+        self.assertIn('not ok 1 libevent-kevent', text)
+        self.assertIn('ok 2 libevent-epoll', text)
+        self.assertIn('    ok 2 b # SKIP fails on epoll too: no resolver',
+                      text.split('libevent-epoll')[0])
 
 
 if __name__ == '__main__':

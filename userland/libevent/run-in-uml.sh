@@ -1,0 +1,98 @@
+#!/bin/sh
+# Runs in the booted UML (busybox sh), from the libevent initramfs
+# (scripts/libevent_initramfs.sh puts it at /libevent/run-in-uml.sh and
+# libevent's static programs in /libevent/bin).  As libevent's
+# test/test.sh does per backend, for the kevent backend and for epoll
+# (the reference): test-init, test-eof, test-closed, test-weof,
+# test-time, test-changelist, test-fdleak, test-dumpevents, regress and
+# regress with EVENT_DEBUG_MODE=1.  Each program's stdout, stderr and
+# exit status go to OUT/BACKEND/NAME.{log,err,rc}; the host turns them
+# into KTAP (scripts/libevent_results.py).
+#
+#   run-in-uml.sh tests OUT [BACKENDS]     (default: "kevent epoll")
+#   run-in-uml.sh bench OUT REPS [BACKENDS]  test/bench and bench_cascade
+BIN=/libevent/bin
+TIMEOUT=${LIBEVENT_TEST_TIMEOUT:-900}
+mode=$1
+out=$2
+export PATH="$BIN:$PATH"
+cd /tmp || exit 1
+
+# Select one backend the way test.sh does: EVENT_NO<every other>.
+use_backend() {
+	for b in KEVENT EPOLL POLL SELECT; do
+		eval "EVENT_NO$b=yes; export EVENT_NO$b"
+	done
+	unset EVENT_EPOLL_USE_CHANGELIST EVENT_PRECISE_TIMER EVENT_DEBUG_MODE
+	case $1 in
+	kevent) unset EVENT_NOKEVENT ;;
+	epoll) unset EVENT_NOEPOLL ;;
+	esac
+}
+
+run() {	# dir name command...
+	d=$1 n=$2
+	shift 2
+	start=$(date +%s)
+	timeout "$TIMEOUT" "$@" >"$d/$n.log" 2>"$d/$n.err"
+	echo $? >"$d/$n.rc"
+	echo "$(( $(date +%s) - start ))" >"$d/$n.secs"
+}
+
+if [ "$mode" = tests ]; then
+	for backend in ${3:-kevent epoll}; do
+		d=$out/$backend
+		rm -rf "$d"
+		mkdir -p "$d"
+		use_backend "$backend"
+		echo "libevent: $backend"
+		# The backend in use, as libevent reports it.
+		EVENT_SHOW_METHOD=1 test-init >/dev/null 2>"$d/method.txt"
+		echo $? >"$d/method.rc"
+		for t in test-init test-eof test-closed test-weof test-time \
+			 test-changelist test-fdleak test-dumpevents; do
+			run "$d" "$t" "$t"
+		done
+		regress --list-tests >"$d/regress-list.txt" 2>&1
+		run "$d" regress regress
+		EVENT_DEBUG_MODE=1 run "$d" regress_debug regress
+		unset EVENT_DEBUG_MODE
+		echo "libevent: $backend done"
+	done
+	exit 0
+fi
+
+if [ "$mode" = bench ]; then
+	reps=${3:-5}
+	shapes=${LIBEVENT_BENCH_SHAPES:-"-n 100 -a 1 -w 100,-n 1000 -a 1 -w 100,-n 1000 -a 100 -w 100"}
+	# The shapes of the 2006 kevent/epoll comparison: N pipes, A of them
+	# active, W writes per round; and bench_cascade's chains.
+	csv=$out/bench-raw.csv
+	echo "backend,program,args,rep,value" >"$csv"
+	rep=1
+	while [ "$rep" -le "$reps" ]; do
+		for backend in ${4:-kevent epoll}; do
+			use_backend "$backend"
+			IFS=,
+			set -f
+			for args in $shapes; do
+				IFS=' '
+				# bench prints one line per run: usec of the last
+				# of 25 rounds; keep the median line's value.
+				# shellcheck disable=SC2086  # args are words
+				v=$(bench $args 2>/dev/null | sort -n | sed -n '13p')
+				echo "$backend,bench,$args,$rep,$v" >>"$csv"
+			done
+			IFS=' '
+			set +f
+			for n in ${LIBEVENT_CASCADE_SIZES:-100 1000}; do
+				v=$(bench_cascade -n "$n" 2>/dev/null | sort -n | sed -n '13p')
+				echo "$backend,bench_cascade,-n $n,$rep,$v" >>"$csv"
+			done
+		done
+		rep=$((rep + 1))
+	done
+	exit 0
+fi
+echo "usage: run-in-uml.sh tests|bench OUT ..." >&2
+exit 2
