@@ -363,16 +363,18 @@ static void kevent_timer_mask_without_fired_einval(struct kunit *test)
  * the count, forward the hrtimer under its running function, and leave a
  * report with nothing to report, which sticky DONE delivered as a count
  * of 0.  The hook runs between the count and the report; the lock must
- * still be held there.  Spinlocks are no-ops on one CPU without
- * DEBUG_SPINLOCK: the debug and SMP kernels run this.
+ * still be held there, which lockdep tells: the debug and SMP kernels
+ * run this.
  */
 static atomic_t ktt_counted, ktt_counted_unlocked;
 
 static void ktt_counted_hook(struct kevent_storage *st)
 {
 	atomic_inc(&ktt_counted);
-	if (!spin_is_locked(&st->lock))
+#ifdef CONFIG_LOCKDEP
+	if (!lockdep_is_held(&st->lock))
 		atomic_inc(&ktt_counted_unlocked);
+#endif
 }
 
 static void kevent_timer_counts_and_reports_in_one_section(struct kunit *test)
@@ -381,8 +383,8 @@ static void kevent_timer_counts_and_reports_in_one_section(struct kunit *test)
 	struct ukevent uk, out;
 	int i;
 
-	if (!IS_ENABLED(CONFIG_SMP) && !IS_ENABLED(CONFIG_DEBUG_SPINLOCK))
-		kunit_skip(test, "spinlocks are no-ops here (--debug and --smp run it)");
+	if (!IS_ENABLED(CONFIG_LOCKDEP))
+		kunit_skip(test, "needs lockdep (--debug and --smp run it)");
 	atomic_set(&ktt_counted, 0);
 	atomic_set(&ktt_counted_unlocked, 0);
 	WRITE_ONCE(kevent_timer_counted_hook, ktt_counted_hook);
