@@ -87,9 +87,11 @@ TEST(get_events_delivers_each_kevent_once_per_call)
 	ASSERT_EQ(0, add_timers(q, HOUR, IDLE));
 	wait_ready(q, FAST);
 	n = kevent_get_events(q, 1, FAST + IDLE, 0, ev, 0);
-	EXPECT_EQ(FAST, n);
-	if (n > 0)
-		EXPECT_EQ(FAST, check_once(_metadata, ev, n));
+	/* Fewer when the pass ran out of time (KEVENT_PASS_NS: slow kernels). */
+	EXPECT_LT(0, n);
+	EXPECT_GE(FAST, n);
+	if (n > 0 && n <= FAST)
+		EXPECT_EQ(n, check_once(_metadata, ev, n));
 	close(q);
 }
 
@@ -126,9 +128,10 @@ TEST(ring_wait_delivers_each_kevent_once_within_bound)
 	t0 = now_ns();
 	n = kevent_wait(q, slots - 1, MS);
 	dt = now_ns() - t0;
-	EXPECT_EQ(FAST, n);
+	EXPECT_LT(0, n);
+	EXPECT_GE(FAST, n);
 	if (n > 0 && n <= FAST)
-		EXPECT_EQ(FAST, check_once(_metadata, r->event, n));
+		EXPECT_EQ(n, check_once(_metadata, r->event, n));
 	EXPECT_GT(MS + slack(200 * MS), dt);
 	EXPECT_EQ((unsigned int)(n > 0 ? n : 0), r->ring_kidx);
 	munmap(r, len);
