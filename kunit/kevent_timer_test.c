@@ -397,6 +397,56 @@ static void kevent_timer_counts_and_reports_in_one_section(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ktt_counted_unlocked), 0);
 }
 
+/*
+ * An expiration while a delivery has the kevent taken (on SMP: MODIFY
+ * re-armed the timer while its function was still about to count) queues
+ * it again, and that delivery takes both counts.  The kevent left on the
+ * ready list has nothing to report: the next call returns no event, not
+ * the timer with a count of 0 (its DONE flag is sticky).  The hook runs
+ * as the delivery begins and makes the expiration then.
+ */
+static struct kevent *ktt_expire_k;
+
+static void ktt_expire_in_delivery(struct kevent *k)
+{
+	if (k == READ_ONCE(ktt_expire_k)) {
+		WRITE_ONCE(ktt_expire_k, NULL);
+		kevent_timer_expire(k);
+	}
+}
+
+static void kevent_timer_expiration_during_delivery_not_sent_empty(struct kunit *test)
+{
+	struct ktt *t = test->priv;
+	struct ukevent uk, out;
+	struct kevent *k;
+
+	/* An hour's period: only kevent_timer_expire() makes expirations. */
+	KUNIT_ASSERT_EQ(test, ktt_add(t, 3600, 0, 0, &uk), 0);
+	k = ktt_only(test, t);
+	kevent_timer_expire(k);
+	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(t->u), 1U);
+
+	WRITE_ONCE(ktt_expire_k, k);
+	WRITE_ONCE(kevent_timer_deliver_hook, ktt_expire_in_delivery);
+	KUNIT_EXPECT_EQ(test, ktt_get(test, t, 0, &out), 1L);
+	WRITE_ONCE(kevent_timer_deliver_hook, NULL);
+	KUNIT_EXPECT_NULL(test, READ_ONCE(ktt_expire_k));
+	/* Both expirations, in one event. */
+	KUNIT_EXPECT_EQ(test, out.ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, out.ret_data[0], 2U);
+
+	/* Queued again by the second, whose count is delivered: nothing. */
+	memset(&out, 0, sizeof(out));
+	KUNIT_EXPECT_EQ(test, ktt_get(test, t, 0, &out), 0L);
+	KUNIT_EXPECT_EQ(test, out.ret_data[0], 0U);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 0U);
+	/* Still armed for its next period, and in the queue. */
+	KUNIT_EXPECT_TRUE(test, kevent_timer_armed(k));
+	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, ktt_remove(t, &uk), 0);
+}
+
 static struct kunit_case kevent_timer_cases[] = {
 	KUNIT_CASE(kevent_timer_zero_period_einval),
 	KUNIT_CASE(kevent_timer_fires_within_tolerance),
@@ -411,6 +461,7 @@ static struct kunit_case kevent_timer_cases[] = {
 	KUNIT_CASE(kevent_timer_modify_fired_oneshot_to_periodic),
 	KUNIT_CASE(kevent_timer_mask_without_fired_einval),
 	KUNIT_CASE(kevent_timer_counts_and_reports_in_one_section),
+	KUNIT_CASE(kevent_timer_expiration_during_delivery_not_sent_empty),
 	{}
 };
 

@@ -157,6 +157,8 @@ extern size_t kevent_ctl_alloc_peak;
 int kevent_user_getfd(int flags);
 bool kevent_timer_armed(struct kevent *k);
 extern void (*kevent_timer_counted_hook)(struct kevent_storage *st);
+extern void (*kevent_timer_deliver_hook)(struct kevent *k);
+void kevent_timer_expire(struct kevent *k);
 #endif
 
 #endif /* _KEVENT_INTERNAL_H */

@@ -14,9 +14,13 @@
  * stops.  Delivery (->deliver, in the collecting task) forwards the timer
  * past now, counts the periods missed meanwhile and re-arms it, so a tiny
  * period costs one interrupt per delivery, never a flood.  The hrtimer is
- * armed exactly while @expired is 0 (a ONESHOT timer that fired stays
- * stopped).  MODIFY keeps the pending count: a fired ONESHOT timer
- * modified to periodic is delivered with its count, then re-armed.
+ * armed while @expired is 0 (a ONESHOT timer that fired stays stopped).
+ * MODIFY keeps the pending count: a fired ONESHOT timer modified to
+ * periodic is delivered with its count, then re-armed.  MODIFY also arms
+ * a stopped timer with nothing pending, which on SMP may be one whose
+ * function is about to count: then an expiration can come while a
+ * delivery has the kevent taken.  That delivery takes both counts, and
+ * the next one finds none and reports nothing.
  *
  * The timer function runs in hard interrupt context and only calls
  * kevent_storage_ready(); removal cancels the hrtimer (waiting for a running
@@ -84,9 +88,11 @@ static u64 kevent_timer_forward(struct kevent_timer *t)
 #if IS_ENABLED(CONFIG_KEVENT_KUNIT_TEST)
 /*
  * For the KUnit suites: called between counting an expiration and
- * reporting it, which must be one section of the storage lock.
+ * reporting it, which must be one section of the storage lock; and as
+ * delivery begins, with the kevent taken off the ready list.
  */
 void (*kevent_timer_counted_hook)(struct kevent_storage *st);
+void (*kevent_timer_deliver_hook)(struct kevent *k);
 #endif
 
 /* The ready callback of an expiration, under @t->st.lock: count it. */
@@ -151,6 +157,15 @@ static int kevent_timer_deliver(struct kevent *k)
 	unsigned long flags;
 	u64 n;
 
+#if IS_ENABLED(CONFIG_KEVENT_KUNIT_TEST)
+	{
+		void (*hook)(struct kevent *k);
+
+		hook = READ_ONCE(kevent_timer_deliver_hook);
+		if (hook)
+			hook(k);
+	}
+#endif
 	spin_lock_irqsave(&t->st.lock, flags);
 	n = t->expired;
 	t->expired = 0;
@@ -165,7 +180,14 @@ static int kevent_timer_deliver(struct kevent *k)
 	k->event.ret_data[0] = min_t(u64, n, U32_MAX);
 	spin_unlock(&k->ulock);
 	spin_unlock_irqrestore(&t->st.lock, flags);
-	return 1;
+	/*
+	 * Nothing to report: an expiration that came while an earlier
+	 * delivery had the kevent taken queued it again, and that delivery
+	 * took the count (MODIFY re-arms a timer whose function is still
+	 * running on another CPU, so it can fire while a count waits).
+	 * Sticky DONE would deliver it with a count of 0.
+	 */
+	return n ? 1 : 0;
 }
 
 static int kevent_timer_enqueue(struct kevent *k)
@@ -224,6 +246,24 @@ bool kevent_timer_armed(struct kevent *k)
 	struct kevent_timer *t = k->priv;
 
 	return hrtimer_is_queued(&t->timer);
+}
+
+/**
+ * kevent_timer_expire() - an expiration of a timer kevent, now
+ * @k: a kevent of type KEVENT_TIMER, in its queue
+ *
+ * For the KUnit suites, which need an expiration at a chosen point: the
+ * hrtimer is cancelled and its function runs here, as if it had fired.
+ */
+void kevent_timer_expire(struct kevent *k)
+{
+	struct kevent_timer *t = k->priv;
+	unsigned long flags;
+
+	hrtimer_cancel(&t->timer);
+	local_irq_save(flags);
+	kevent_timer_func(&t->timer);
+	local_irq_restore(flags);
 }
 #endif
 
