@@ -53,7 +53,8 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
                     the data races it reports in kevent code fail the run
   --libevent [only] also run libevent's own test suite (test/test.sh's
                     programs and regress) on the kevent backend and on
-                    epoll in one boot (scripts/run_libevent.sh): fetches
+                    epoll, in two UML boots side by side
+                    (scripts/run_libevent.sh): fetches
                     Debian 12's libevent source (apt-get source, cached in
                     .work/libevent; LIBEVENT_SRC=DIR uses a tree), applies
                     userland/libevent/, builds it statically; a test that
@@ -219,6 +220,11 @@ tests=1
 # (userland/tests/common.h): 8 edit runs with lint beside the boots, 3 of
 # them linting everything for 30-33 s, had no failure.)
 [ $tests = 1 ] && [ $lint = 1 ] && beside lint nice -n 19 "$REPO/scripts/lint.sh"
+# --libevent: libevent's build needs the tree, not the kernel, and runs
+# beside the kernel build too, niced as lint (its configure is one long
+# serial job; cold, it takes minutes).
+[ $tests = 1 ] && [ "$libevent" = 1 ] &&
+	beside libevent-build nice -n 19 "$REPO/scripts/build_libevent.sh"
 must build "$REPO/scripts/build_kernel.sh"
 if [ $guards = 1 ] && [ -n "$fuzz" ]; then
 	stage "prove that the fuzzer finds the guarded defects"
@@ -280,7 +286,11 @@ join_stage userland-build
 run_stage kunit "$REPO/scripts/run_kunit.sh" "$filter"
 if [[ " ${failed[*]} " != *" userland-build "* ]]; then
 	run_stage userland "$REPO/scripts/run_userland.sh"
-	[ "$libevent" = 1 ] && run_stage libevent "$REPO/scripts/run_libevent.sh"
+	if [ "$libevent" = 1 ]; then
+		join_stage libevent-build
+		[[ " ${failed[*]} " == *" libevent-build "* ]] ||
+			run_stage libevent "$REPO/scripts/run_libevent.sh"
+	fi
 fi
 if [ "$COVERAGE" = 1 ]; then
 	# Each layer's data are its own boots': the captures side by side.

@@ -2,11 +2,14 @@
 # Build libevent with the kevent backend, statically, for the UML: fetch
 # the source (fetch_libevent.sh), copy it to $LIBEVENT_WORK/tree, apply
 # userland/libevent/series with patch -p1, autoreconf (the patches change
-# configure.ac and Makefile.am), configure against the tree's installed
-# uapi headers (<linux/ukevent.h>) and make the library, the test programs
-# and the benchmarks, linked with -static.  The programs go to
-# $LIBEVENT_WORK/bin/.  The copy, autoreconf and configure are redone
-# when the source or the patches changed; make as make sees fit.
+# configure.ac and Makefile.am), configure against the tree's uapi
+# headers (<linux/ukevent.h>, installed in $LIBEVENT_WORK/headers, apart
+# from build_userland.sh's, so that the two builds can run side by side,
+# as ./run_tests.sh --libevent runs them beside the kernel build) and
+# make the library, the test programs and the benchmarks, linked with
+# -static.  The programs go to $LIBEVENT_WORK/bin/.  The copy, autoreconf
+# and configure are redone when the source or the patches changed; make
+# as make sees fit.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -22,8 +25,12 @@ for tool in autoreconf libtoolize automake patch; do
 	command -v "$tool" >/dev/null ||
 		die "libevent: $tool is missing (apt-get install autoconf automake libtool patch; scripts/setup.sh does it with SETUP_LIBEVENT=1)"
 done
-[ -e "$HEADERS/usr/include/linux/ukevent.h" ] ||
-	die "libevent: no installed <linux/ukevent.h> in $HEADERS: run scripts/build_userland.sh first"
+[ -f "$TREE/include/uapi/linux/ukevent.h" ] ||
+	die "libevent: no kevent in the kernel tree $TREE: run scripts/prepare_tree.sh first"
+headers=$LIBEVENT_WORK/headers
+mkdir -p "$headers"
+make -s -C "$TREE" ARCH=x86 O="$headers" headers_install >/dev/null ||
+	die "libevent: make headers_install into $headers failed"
 
 src=$("$REPO/scripts/fetch_libevent.sh") || exit 1
 
@@ -58,7 +65,7 @@ if [ ! -f "$tree/.configured" ] || [ "$(cat "$tree/.configured")" != "$conf" ]; 
 		# OpenSSL (regress's SSL tests only), no shared libraries.
 		./configure -q --disable-shared --enable-static --disable-openssl \
 			--disable-samples \
-			CPPFLAGS="-isystem $HEADERS/usr/include" CFLAGS="-O2 -g"
+			CPPFLAGS="-isystem $headers/usr/include" CFLAGS="-O2 -g"
 		grep -q '^#define HAVE_KEVENT 1' config.h ||
 			{ echo "configure did not find kevent"; exit 1; }
 	) >"$log" 2>&1 || { tail -n 30 "$log" >&2; die "libevent: configure failed (log: $log)"; }
