@@ -107,7 +107,8 @@ kunitconfig_args() {
 		--kunitconfig "$REPO/configs/uml.config")
 
 	[ "$COVERAGE" = 1 ] && args+=(--kunitconfig "$REPO/configs/coverage.config")
-	[ "$DEBUG_CONFIG" = 1 ] && args+=(--kunitconfig "$REPO/configs/debug.config")
+	[ "$DEBUG_CONFIG" = 1 ] && args+=(--kunitconfig "$REPO/configs/debug.config"
+		--kunitconfig "$REPO/configs/kasan.config")
 	printf '%s\n' "${args[@]}"
 }
 
@@ -239,21 +240,19 @@ BZIMAGE=$SMP_BUILD/arch/x86/boot/bzImage
 QEMU_CONFIG=$REPO/configs/qemu_x86_64_smp.py
 
 # The kunitconfig fragments of the SMP kernel, as kunit_tool arguments:
-# base.config (not uml.config: what only the UML kernels have), a copy of
-# debug.config in the build dir, x86_64.config and, with KCSAN=1,
-# x86_64-kcsan.config.  kunit_tool refuses two values for one option, so
-# KCSAN's copy of debug.config is the one without KASAN (KCSAN excludes
-# it).
+# base.config (not uml.config: what only the UML kernels have),
+# debug.config, x86_64.config, and kasan.config or, with KCSAN=1,
+# x86_64-kcsan.config (KCSAN excludes KASAN).
 smp_kunitconfig_args() {
-	local debug=$SMP_BUILD/kevent-debug.config drop='^$'
-
 	mkdir -p "$SMP_BUILD"
-	[ "${KCSAN:-0}" = 1 ] && drop='^CONFIG_KASAN(_[A-Z_]*)?='
-	grep -Ev "$drop" "$REPO/configs/debug.config" > "$debug"
-	printf '%s\n' --kunitconfig "$REPO/configs/base.config" --kunitconfig "$debug" \
+	printf '%s\n' --kunitconfig "$REPO/configs/base.config" \
+		--kunitconfig "$REPO/configs/debug.config" \
 		--kunitconfig "$REPO/configs/x86_64.config"
-	[ "${KCSAN:-0}" = 1 ] && printf '%s\n' --kunitconfig "$REPO/configs/x86_64-kcsan.config"
-	return 0
+	if [ "${KCSAN:-0}" = 1 ]; then
+		printf '%s\n' --kunitconfig "$REPO/configs/x86_64-kcsan.config"
+	else
+		printf '%s\n' --kunitconfig "$REPO/configs/kasan.config"
+	fi
 }
 
 # A layer's verdict, for what judges a run without reading its printed
