@@ -25,9 +25,11 @@ online=$(sed -n 's/.*smp: Brought up [0-9]* nodes\{0,1\}, \([0-9]*\) CPUs\{0,1\}
 say "$what: $online CPUs online"
 
 # Each KCSAN report sits between two lines of '='.  List them, and keep
-# the others out of the copy check_log.sh judges.
+# the others out of the copy check_log.sh judges.  QEMU's serial console
+# ends its lines with CR LF: the CR goes first.
 filtered=$log.checked
 awk -v races="$log.kcsan" '
+	{ sub(/\r$/, "") }
 	function flush() {
 		if (n == 0) return
 		if (kcsan && (!kevent || core)) { for (i = 1; i <= n; i++) print blk[i] > races }
