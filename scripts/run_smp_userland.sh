@@ -2,8 +2,8 @@
 # Boot the x86_64 SMP kernel in QEMU (4 vCPUs, multi-threaded TCG) with the
 # test initramfs as -initrd, rdinit=/init.  As the debug UML boot does, the
 # kevent KUnit suites run first, then init runs the user-space tests, scans
-# for leaks (KEVENT_KMEMLEAK=1) and powers off through ACPI, which ends
-# QEMU.  init writes its KTAP to the second serial port (ttyS1), which
+# for leaks (KEVENT_KMEMLEAK=1) and reboots (KEVENT_REBOOT=1: the kernel
+# has no ACPI to power off with), which ends QEMU (-no-reboot).  init writes its KTAP to the second serial port (ttyS1), which
 # QEMU puts in a host file; kunit_tool parses it.  Fails on a test
 # failure, a missing result, a panic, a splat or a boot that outlives its
 # timeout.  USERLAND_ARGS adds kernel arguments (e.g. KEVENT_ONLY=prog).
@@ -26,7 +26,7 @@ export KEVENT_QEMU_INITRD=$USERLAND_OUT/initramfs.cpio KEVENT_QEMU_RESULTS=$ktap
 read -ra extra <<< "${USERLAND_ARGS:-}"
 mapfile -d '' cmd < <("$PYTHON" "$REPO/scripts/qemu_cmd.py" "$(dirname "$KUNIT_PY")" \
 	"$QEMU_CONFIG" "$SMP_BUILD" kunit.filter_glob='kevent*' \
-	KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE="${SMP_TOLERANCE_SCALE:-5}" \
+	KEVENT_KMEMLEAK=1 KEVENT_REBOOT=1 KEVENT_TOLERANCE_SCALE="${SMP_TOLERANCE_SCALE:-5}" \
 	KEVENT_RESULTS=/dev/ttyS1 KEVENT_TIMEOUT=$((timeout / 4)) "${extra[@]}")
 [ ${#cmd[@]} -gt 0 ] || die "cannot make the QEMU command from $QEMU_CONFIG"
 printf 'booting:'; printf ' %q' "${cmd[@]}"; printf '\n'
