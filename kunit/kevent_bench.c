@@ -12,13 +12,16 @@
  * kevent_sys_get_events(), kevent_sys_wait() into a ring, sys_epoll_wait().
  * kevent watches with POLL kevents, ET; epoll with EPOLLIN|EPOLLET (the
  * same rule) and, for reference, level-triggered.  Each reader has its
- * own pipes and queue, so a write wakes at most one watcher, and the
- * readers' repetitions interleave.  A fifth reader, "unwatched", has
- * pipes that nothing watches and collects nothing: its notify figure is
- * the pipe write alone, which every watcher's notify figure includes.
- * The writes (notify: pipe write, wake-up, ready list) and the
- * collection are timed with ktime_get_ns(); draining the pipes
- * afterwards is not timed, for any reader.
+ * own pipes and queue, so a write wakes at most one watcher.  The pipes,
+ * then the watches, are made for every reader in turn, 16 at a time, and
+ * the readers' repetitions interleave, in a new random order each time:
+ * neither the order of allocation nor the order of running favours one.
+ * A fifth reader, "unwatched", has pipes that nothing watches and
+ * collects nothing: its notify figure is the pipe write and the clock
+ * alone, which every watcher's notify figure includes, and its collect
+ * figure the clock alone.  The writes (notify: pipe write, wake-up, ready
+ * list) and the collection are timed with ktime_get_ns(); draining the
+ * pipes afterwards is not timed, for any reader.
  *
  * timers: T periodic timers (10 ms) all fired, then collected: T
  * KEVENT_TIMER kevents in kevent_get_events() calls against T timerfds
@@ -28,10 +31,18 @@
  *
  * Each (shape, reader, N, K) runs BENCH_REPS repetitions after one
  * warm-up; a repetition is enough rounds for about BENCH_EVENTS events.
- * One KTAP diagnostic line per figure, parsed by scripts/bench_kernel.py:
+ * KTAP diagnostic lines, parsed by scripts/bench_kernel.py:
  *   # bench: shape=pipes reader=R N=.. K=.. ns_per_event=median min=.. max=..
  *     notify_ns=.. collect_ns=.. reps=..
- * (ns per event; notify_ns and collect_ns are the medians of the split).
+ * one per figure (ns per event; notify_ns and collect_ns are the medians
+ * of the split);
+ *   # bench-paired: shape=pipes N=.. K=.. ... valid=yes|no
+ * one per (N, K): each reader's own share of a notification and its
+ * collection, less the write and the clock, and their ratios to epoll's,
+ * computed within each repetition (bench_paired()), with the validity
+ * gate; and per case
+ *   # bench-calibrate: ktime_get_ns=.. put_user_8=.. copy_to_user_640=..
+ * what the parts of the figures cost alone (bench_calibrate()).
  *
  * What a case creates (fds, pipes, queues) is released by KUnit actions
  * (kunit_add_action()), so a failed assertion mid-benchmark leaks none of
@@ -42,9 +53,11 @@
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/pipe_fs_i.h>
 #include <linux/poll.h>
+#include <linux/prandom.h>
 #include <linux/sched/signal.h>
 #include <linux/sort.h>
 #include <linux/syscalls.h>
@@ -54,7 +67,7 @@
 #include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 
-#define BENCH_REPS	51
+#define BENCH_REPS	101
 #define BENCH_EVENTS	1024
 #define BENCH_MAX_K	128
 #define BENCH_RING	(BENCH_MAX_K + 1)
@@ -176,13 +189,10 @@ static void bench_pipes_free(void *ctx)
 	p->n = 0;
 }
 
-static void bench_pipes_create(struct kunit *test, struct bench_pipes *p,
-			       unsigned int n)
+/* Room for @n pipes in @p, freed when the case ends. */
+static void bench_pipes_alloc(struct kunit *test, struct bench_pipes *p,
+			      unsigned int n)
 {
-	struct file *res[2];
-	unsigned int i;
-	int fd;
-
 	p->n = 0;
 	p->rfd = kvcalloc(n, sizeof(*p->rfd), GFP_KERNEL);
 	p->rfile = kvcalloc(n, sizeof(*p->rfile), GFP_KERNEL);
@@ -190,6 +200,16 @@ static void bench_pipes_create(struct kunit *test, struct bench_pipes *p,
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
 			bench_pipes_free, p));
 	KUNIT_ASSERT_TRUE(test, p->rfd && p->rfile && p->wfile);
+}
+
+/* @n more pipes in @p (allocated by bench_pipes_alloc()). */
+static void bench_pipes_add(struct kunit *test, struct bench_pipes *p,
+			    unsigned int n)
+{
+	struct file *res[2];
+	unsigned int i;
+	int fd;
+
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, 0, create_pipe_files(res, O_NONBLOCK));
 		fd = get_unused_fd_flags(0);
@@ -198,10 +218,10 @@ static void bench_pipes_create(struct kunit *test, struct bench_pipes *p,
 			fput(res[1]);
 			KUNIT_ASSERT_GE(test, fd, 0);
 		}
-		p->rfile[i] = get_file(res[0]);
+		p->rfile[p->n] = get_file(res[0]);
 		fd_install(fd, res[0]);
-		p->rfd[i] = fd;
-		p->wfile[i] = res[1];
+		p->rfd[p->n] = fd;
+		p->wfile[p->n] = res[1];
 		p->n++;
 	}
 }
@@ -212,21 +232,32 @@ static void bench_copy_out(struct kunit *test, void __user *dst,
 	KUNIT_ASSERT_EQ(test, 0UL, copy_to_user(dst, src, len));
 }
 
-/* Watch every pipe of @p from a new queue of @b's reader. */
-static void bench_watch(struct bench *b, struct bench_pipes *p)
+/* A new queue for @b's reader (none for the unwatched one). */
+static void bench_watch_open(struct bench *b)
 {
-	struct kunit *test = b->test;
-	struct ukevent uk[BENCH_CTL];
-	unsigned int i, j, n;
-
 	if (b->reader == R_UNWATCHED) {
 		b->qfd = -1;
 		return;
 	}
-	if (b->reader == R_EPOLL_ET || b->reader == R_EPOLL_LT) {
+	if (b->reader == R_EPOLL_ET || b->reader == R_EPOLL_LT)
 		b->qfd = sys_epoll_create1(0);
-		bench_own_fd(test, b->qfd);
-		for (i = 0; i < p->n; i++) {
+	else
+		b->qfd = kevent_user_getfd(0);
+	bench_own_fd(b->test, b->qfd);
+}
+
+/* Watch pipes @from ... @from + @n - 1 of @p (n <= BENCH_CTL) from @b's queue. */
+static void bench_watch_range(struct bench *b, struct bench_pipes *p,
+			      unsigned int from, unsigned int n)
+{
+	struct kunit *test = b->test;
+	struct ukevent uk[BENCH_CTL];
+	unsigned int i;
+
+	if (b->reader == R_UNWATCHED)
+		return;
+	if (b->reader == R_EPOLL_ET || b->reader == R_EPOLL_LT) {
+		for (i = from; i < from + n; i++) {
 			struct epoll_event ev = {
 				.events = EPOLLIN |
 					  (b->reader == R_EPOLL_ET ? EPOLLET : 0),
@@ -238,25 +269,17 @@ static void bench_watch(struct bench *b, struct bench_pipes *p)
 		}
 		return;
 	}
-	b->qfd = kevent_user_getfd(0);
-	bench_own_fd(test, b->qfd);
-	for (i = 0; i < p->n; i += n) {
-		n = min_t(unsigned int, p->n - i, BENCH_CTL);
-		memset(uk, 0, sizeof(uk));
-		for (j = 0; j < n; j++) {
-			uk[j].type = KEVENT_POLL;
-			uk[j].event = POLLIN;
-			uk[j].req_flags = KEVENT_REQ_ET;
-			uk[j].id.raw[0] = p->rfd[i + j];
-			uk[j].user[0] = i + j;
-		}
-		bench_copy_out(test, b->mem, uk, n * sizeof(uk[0]));
-		KUNIT_ASSERT_EQ(test, 0L, kevent_sys_ctl(b->qfd, KEVENT_CTL_ADD,
-							 n, b->mem));
+	memset(uk, 0, sizeof(uk));
+	for (i = 0; i < n; i++) {
+		uk[i].type = KEVENT_POLL;
+		uk[i].event = POLLIN;
+		uk[i].req_flags = KEVENT_REQ_ET;
+		uk[i].id.raw[0] = p->rfd[from + i];
+		uk[i].user[0] = from + i;
 	}
-	if (b->reader == R_RING)
-		KUNIT_ASSERT_EQ(test, 0L, kevent_sys_ring_init(b->qfd, b->ring,
-							       BENCH_RING));
+	bench_copy_out(test, b->mem, uk, n * sizeof(uk[0]));
+	KUNIT_ASSERT_EQ(test, 0L, kevent_sys_ctl(b->qfd, KEVENT_CTL_ADD,
+						 n, b->mem));
 }
 
 /* Collect @k events through @b's reader; returns how many came. */
@@ -325,17 +348,267 @@ static void bench_pipes_rep(struct bench *b, struct bench_pipes *p,
 	}
 }
 
+static int bench_cmp_s64(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static s64 bench_median_s64(s64 *v, unsigned int n)
+{
+	if (!n)
+		return 0;
+	sort(v, n, sizeof(*v), bench_cmp_s64, NULL);
+	return v[n / 2];
+}
+
+/* A figure in tenths of ns as "[-]N.N", in @buf (BENCH_FMT bytes). */
+#define BENCH_FMT	24
+static const char *bench_tenths(char *buf, s64 v)
+{
+	u64 a = abs(v);
+
+	snprintf(buf, BENCH_FMT, "%s%llu.%llu", v < 0 ? "-" : "", a / 10, a % 10);
+	return buf;
+}
+
+/* A ratio in thousandths as "N.NNN", or "-" when none was had. */
+static const char *bench_ratio(char *buf, s64 v, unsigned int had)
+{
+	u64 a = abs(v);
+
+	if (!had)
+		return "-";
+	snprintf(buf, BENCH_FMT, "%s%llu.%03llu", v < 0 ? "-" : "",
+		 a / 1000, a % 1000);
+	return buf;
+}
+
+/*
+ * The figures of one repetition that bench_paired() compares, in tenths
+ * of ns per event: each reader's own share of a notification (its notify
+ * figure minus the unwatched reader's, the pipe write and the clock, of
+ * the same repetition), its collection minus the clock (the unwatched
+ * reader's collect figure, which collects nothing), and Q, their sum.
+ */
+static s64 bench_own(const struct bench_fig *f, int r, unsigned int i)
+{
+	return (s64)f[r].notify[i] - (s64)f[R_UNWATCHED].notify[i];
+}
+
+static s64 bench_coll(const struct bench_fig *f, int r, unsigned int i)
+{
+	return (s64)f[r].collect[i] - (s64)f[R_UNWATCHED].collect[i];
+}
+
+static s64 bench_q(const struct bench_fig *f, int r, unsigned int i)
+{
+	return bench_own(f, r, i) + bench_coll(f, r, i);
+}
+
+enum bench_what { B_NOTIFY, B_COLLECT, B_OWN, B_COLL, B_Q, B_WHOLE };
+
+static s64 bench_get(const struct bench_fig *f, enum bench_what w, int r,
+		     unsigned int i)
+{
+	switch (w) {
+	case B_NOTIFY:
+		return f[r].notify[i];
+	case B_COLLECT:
+		return f[r].collect[i];
+	case B_OWN:
+		return bench_own(f, r, i);
+	case B_COLL:
+		return bench_coll(f, r, i);
+	case B_Q:
+		return bench_q(f, r, i);
+	default:
+		return f[r].total[i];
+	}
+}
+
+/*
+ * The median over the repetitions of reader @a's figure @w over reader
+ * @b's, paired within each repetition, in thousandths; *@had: how many
+ * repetitions had a positive denominator.
+ */
+static s64 bench_paired_ratio(s64 *v, const struct bench_fig *f,
+			      enum bench_what w, int a, int b,
+			      unsigned int *had)
+{
+	unsigned int i, m = 0;
+	s64 den;
+
+	for (i = 0; i < BENCH_REPS; i++) {
+		den = bench_get(f, w, b, i);
+		if (den > 0)
+			v[m++] = div64_s64(bench_get(f, w, a, i) * 1000, den);
+	}
+	*had = m;
+	return bench_median_s64(v, m);
+}
+
+/* The median over the repetitions of reader @r's figure @w. */
+static s64 bench_paired_median(s64 *v, const struct bench_fig *f,
+			       enum bench_what w, int r)
+{
+	unsigned int i;
+
+	for (i = 0; i < BENCH_REPS; i++)
+		v[i] = bench_get(f, w, r, i);
+	return bench_median_s64(v, BENCH_REPS);
+}
+
+/*
+ * The gate of the figures of one (N, K): kevent_get_events and
+ * kevent_ring run the same notification code, so their notify figures
+ * must agree (the median of their difference, paired within each
+ * repetition) within BENCH_GATE_NS, or BENCH_GATE_COLD_NS at N = 10000
+ * where every object is cache-cold.  A benchmark that cannot tell two
+ * equal things apart cannot tell kevent from epoll by less than that:
+ * a run whose gate fails prints valid=no, and its figures are used for
+ * nothing (scripts/bench_kernel.py marks them INVALID).
+ */
+#define BENCH_GATE_NS		20	/* tenths: 2 ns */
+#define BENCH_GATE_COLD_NS	50	/* 5 ns */
+
+/*
+ * One "# bench-paired:" line per (N, K): the shares and the ratios of
+ * issue 27's targets, each the median over the repetitions of a figure
+ * computed within each repetition (so a disturbance of one repetition
+ * moves one value of each).  write = the unwatched reader's notify
+ * figure (the pipe write and the clock), clock = its collect figure;
+ * own_R, coll_R, q_R as bench_own(), bench_coll(), bench_q(); t1_R =
+ * own_R / own_epoll_et, t2_R = q_R / q_epoll_et, t3 = coll_ring /
+ * coll_get, whole_R = R's whole figure / epoll_et's.
+ */
+static void bench_paired(struct kunit *test, unsigned int n, unsigned int k,
+			 const struct bench_fig *f)
+{
+	static const int cmp[] = { R_GET_EVENTS, R_RING, R_EPOLL_ET, R_EPOLL_LT };
+	char b[16][BENCH_FMT];
+	unsigned int i, had[5], limit;
+	s64 *v, diff, own[4], q[4], r[5];
+
+	v = kunit_kcalloc(test, BENCH_REPS, sizeof(*v), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	for (i = 0; i < BENCH_REPS; i++)
+		v[i] = (s64)f[R_GET_EVENTS].notify[i] - (s64)f[R_RING].notify[i];
+	diff = bench_median_s64(v, BENCH_REPS);
+	limit = n >= 10000 ? BENCH_GATE_COLD_NS : BENCH_GATE_NS;
+	for (i = 0; i < ARRAY_SIZE(cmp); i++) {
+		own[i] = bench_paired_median(v, f, B_OWN, cmp[i]);
+		q[i] = bench_paired_median(v, f, B_Q, cmp[i]);
+	}
+	r[0] = bench_paired_ratio(v, f, B_OWN, R_GET_EVENTS, R_EPOLL_ET, &had[0]);
+	r[1] = bench_paired_ratio(v, f, B_Q, R_GET_EVENTS, R_EPOLL_ET, &had[1]);
+	r[2] = bench_paired_ratio(v, f, B_Q, R_RING, R_EPOLL_ET, &had[2]);
+	r[3] = bench_paired_ratio(v, f, B_COLL, R_RING, R_GET_EVENTS, &had[3]);
+	r[4] = bench_paired_ratio(v, f, B_WHOLE, R_GET_EVENTS, R_EPOLL_ET, &had[4]);
+	kunit_info(test,
+		   "bench-paired: shape=pipes N=%u K=%u reps=%u write=%s clock=%s own_get=%s own_ring=%s own_epoll_et=%s own_epoll_lt=%s q_get=%s q_ring=%s q_epoll_et=%s t1_get=%s t2_get=%s t2_ring=%s t3=%s whole_get=%s gate_diff=%s gate_limit=%s valid=%s\n",
+		   n, k, BENCH_REPS,
+		   bench_tenths(b[0], bench_paired_median(v, f, B_NOTIFY, R_UNWATCHED)),
+		   bench_tenths(b[1], bench_paired_median(v, f, B_COLLECT, R_UNWATCHED)),
+		   bench_tenths(b[2], own[0]), bench_tenths(b[3], own[1]),
+		   bench_tenths(b[4], own[2]), bench_tenths(b[5], own[3]),
+		   bench_tenths(b[6], q[0]), bench_tenths(b[7], q[1]),
+		   bench_tenths(b[8], q[2]),
+		   bench_ratio(b[9], r[0], had[0]), bench_ratio(b[10], r[1], had[1]),
+		   bench_ratio(b[11], r[2], had[2]), bench_ratio(b[12], r[3], had[3]),
+		   bench_ratio(b[13], r[4], had[4]),
+		   bench_tenths(b[14], diff), bench_tenths(b[15], limit),
+		   abs(diff) <= limit ? "yes" : "no");
+	kunit_kfree(test, v);
+}
+
+/*
+ * Calibration: what the figures' parts cost alone, in tenths of ns, the
+ * fastest of 5 tries of BENCH_CAL_LOOPS each: a ktime_get_ns() (the
+ * clock every figure includes), a __put_user() of 8 bytes (epoll stores
+ * two per event), a copy_to_user() of 640 bytes (kevent's batch of 16
+ * ukevents).
+ */
+#define BENCH_CAL_LOOPS	4096
+
+static void bench_calibrate(struct bench *b)
+{
+	struct kunit *test = b->test;
+	u64 __user *word = b->mem;
+	u64 t0, ns, best[3] = { U64_MAX, U64_MAX, U64_MAX }, sink = 0;
+	char buf[3][BENCH_FMT];
+	unsigned int i, try;
+	void *src;
+
+	src = kunit_kzalloc(test, 16 * sizeof(struct ukevent), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	for (try = 0; try < 5; try++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < BENCH_CAL_LOOPS; i++)
+			sink += ktime_get_ns();
+		ns = ktime_get_ns() - t0;
+		best[0] = min(best[0], ns);
+
+		t0 = ktime_get_ns();
+		for (i = 0; i < BENCH_CAL_LOOPS; i++)
+			if (__put_user(sink + i, word))
+				break;
+		ns = ktime_get_ns() - t0;
+		KUNIT_ASSERT_EQ(test, i, BENCH_CAL_LOOPS);
+		best[1] = min(best[1], ns);
+
+		t0 = ktime_get_ns();
+		for (i = 0; i < BENCH_CAL_LOOPS; i++)
+			if (copy_to_user(b->mem, src, 16 * sizeof(struct ukevent)))
+				break;
+		ns = ktime_get_ns() - t0;
+		KUNIT_ASSERT_EQ(test, i, BENCH_CAL_LOOPS);
+		best[2] = min(best[2], ns);
+	}
+	for (i = 0; i < 3; i++)
+		bench_tenths(buf[i], div64_u64(best[i] * 10, BENCH_CAL_LOOPS));
+	kunit_info(test,
+		   "bench-calibrate: ktime_get_ns=%s put_user_8=%s copy_to_user_640=%s\n",
+		   buf[0], buf[1], buf[2]);
+	kunit_kfree(test, src);
+}
+
+/*
+ * A new random order of the @n readers in @order (Fisher-Yates, from a
+ * seeded generator, so a run can be repeated).  Not a rotation: with one,
+ * each reader would always follow the same other reader, and find the
+ * cache lines next to its objects, which are that reader's (they are
+ * allocated interleaved), warm or cold by that reader's doing; at
+ * N = 10000 that was worth 30 to 50 ns per event between kevent's two
+ * readers.
+ */
+static void bench_shuffle(struct rnd_state *rnd, unsigned int *order,
+			  unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		j = prandom_u32_state(rnd) % (i + 1);
+		swap(order[i], order[j]);
+	}
+}
+
 /*
  * K ready per round, every reader: the repetitions interleave the
- * readers (one repetition of each in turn), so a disturbance of the
- * machine (another process, the host) falls on all of them alike.
+ * readers (one repetition of each, in a new random order each time), so
+ * a disturbance of the machine (another process, the host) falls on all
+ * of them alike, and no reader's place in the order favours it.
  */
 static void bench_pipes_k(struct kunit *test, struct bench *bs,
 			  struct bench_pipes *ps, unsigned int k)
 {
 	unsigned int rounds = max_t(unsigned int, BENCH_EVENTS / k, 16);
-	unsigned int i, r, next[R_NR] = {};
+	unsigned int i, r, s, next[R_NR] = {}, order[R_NR];
 	u64 nt, co, events = (u64)rounds * k;
+	struct rnd_state rnd;
 	struct bench_fig *f;
 
 	f = kunit_kcalloc(test, R_NR, sizeof(*f), GFP_KERNEL);
@@ -343,8 +616,11 @@ static void bench_pipes_k(struct kunit *test, struct bench *bs,
 	for (r = 0; r < R_NR; r++)	/* warm-up */
 		bench_pipes_rep(&bs[r], &ps[r], k, rounds / 4 + 1, &next[r],
 				&nt, &co);
+	prandom_seed_state(&rnd, 0x6b6576656e74ULL + ps[0].n * 1000 + k);
 	for (i = 0; i < BENCH_REPS; i++) {
-		for (r = 0; r < R_NR; r++) {
+		bench_shuffle(&rnd, order, R_NR);
+		for (s = 0; s < R_NR; s++) {
+			r = order[s];
 			bench_pipes_rep(&bs[r], &ps[r], k, rounds, &next[r],
 					&nt, &co);
 			f[r].notify[i] = div64_u64(nt * 10, events);
@@ -352,6 +628,8 @@ static void bench_pipes_k(struct kunit *test, struct bench *bs,
 			f[r].total[i] = div64_u64((nt + co) * 10, events);
 		}
 	}
+	/* Before bench_report(), which sorts each figure on its own. */
+	bench_paired(test, ps[0].n, k, f);
 	for (r = 0; r < R_NR; r++)
 		bench_report(test, "pipes", bench_reader_name[r], ps[r].n, k,
 			     &f[r]);
@@ -390,12 +668,19 @@ KUNIT_ARRAY_PARAM(bench_n, bench_n, bench_n_desc);
  * all have the same memory layout and a write wakes at most one watcher
  * (none for the unwatched reader's).
  */
-static void bench_pipes(struct kunit *test)
+/*
+ * Every reader's pipes and queue, N pipes each.  Each reader has pipes
+ * of its own, so a write wakes at most one watcher (none for the
+ * unwatched reader's).  Pipes, then watches, are made in turn for every
+ * reader, BENCH_CTL at a time: no reader's objects are all older, or all
+ * in one place.
+ */
+static void bench_setup(struct kunit *test, unsigned int n,
+			struct bench **bsp, struct bench_pipes **psp)
 {
-	const unsigned int n = *(const unsigned int *)test->param_value;
 	struct bench_pipes *ps;
 	struct bench *bs;
-	unsigned int i, k, r;
+	unsigned int i, r, c;
 
 	bs = kunit_kcalloc(test, R_NR, sizeof(*bs), GFP_KERNEL);
 	ps = kunit_kcalloc(test, R_NR, sizeof(*ps), GFP_KERNEL);
@@ -404,21 +689,216 @@ static void bench_pipes(struct kunit *test)
 	for (r = 0; r < R_NR; r++) {
 		bench_init(test, &bs[r]);
 		bs[r].reader = r;
-		bench_pipes_create(test, &ps[r], n);
-		bench_watch(&bs[r], &ps[r]);
+		bench_pipes_alloc(test, &ps[r], n);
 	}
+	bench_calibrate(&bs[0]);
+	for (i = 0; i < n; i += c) {
+		c = min_t(unsigned int, n - i, BENCH_CTL);
+		for (r = 0; r < R_NR; r++)
+			bench_pipes_add(test, &ps[r], c);
+	}
+	for (r = 0; r < R_NR; r++)
+		bench_watch_open(&bs[r]);
+	for (i = 0; i < n; i += c) {
+		c = min_t(unsigned int, n - i, BENCH_CTL);
+		for (r = 0; r < R_NR; r++)
+			bench_watch_range(&bs[r], &ps[r], i, c);
+	}
+	KUNIT_ASSERT_EQ(test, 0L, kevent_sys_ring_init(bs[R_RING].qfd,
+						       bs[R_RING].ring,
+						       BENCH_RING));
+	*bsp = bs;
+	*psp = ps;
+}
+
+/* Each queue before its pipes, as at a failed assertion. */
+static void bench_teardown(struct kunit *test, struct bench *bs,
+			   struct bench_pipes *ps)
+{
+	unsigned int r;
+
+	for (r = 0; r < R_NR; r++) {
+		if (bs[r].qfd >= 0)
+			bench_close_fd(test, bs[r].qfd);
+		kunit_release_action(test, bench_pipes_free, &ps[r]);
+	}
+}
+
+/* N pipes per reader, each K (K above N: K = N, all ready). */
+static void bench_pipes(struct kunit *test)
+{
+	const unsigned int n = *(const unsigned int *)test->param_value;
+	struct bench_pipes *ps;
+	struct bench *bs;
+	unsigned int i, k;
+
+	bench_setup(test, n, &bs, &ps);
 	for (i = 0; i < ARRAY_SIZE(bench_k); i++) {
 		k = min(bench_k[i], n);
 		if (i && k == min(bench_k[i - 1], n))
 			continue;
 		bench_pipes_k(test, bs, ps, k);
 	}
-	/* Each queue before its pipes, as at a failed assertion. */
-	for (r = 0; r < R_NR; r++) {
-		if (bs[r].qfd >= 0)
-			bench_close_fd(test, bs[r].qfd);
-		kunit_release_action(test, bench_pipes_free, &ps[r]);
+	bench_teardown(test, bs, ps);
+}
+
+/*
+ * Shape sleep: the collector is asleep in its wait (timeout 1 s) when
+ * the notification comes, as a server's event loop mostly is.  A kthread
+ * of the test's mm (kthread_use_mm()) collects for the reader; the KUnit
+ * thread waits until it sleeps in the wait, makes one pipe readable, and
+ * waits for it to come back.  notify_ns: the write, which now wakes a
+ * task; ns_per_event: the wake-up latency, from the write's start to the
+ * collection's return in the woken task (the write, the wake-up, the
+ * switch to that task and the collection of one event); collect_ns their
+ * difference.  BENCH_SLEEP_ROUNDS rounds per repetition, the readers'
+ * repetitions interleaved in a random order as in shape pipes.  The unwatched
+ * reader has no collector and is not measured here (its write is the
+ * pipes shape's).
+ */
+#define BENCH_SLEEP_ROUNDS	16
+
+struct bench_sleeper {
+	struct bench		*b;
+	struct mm_struct	*mm;
+	struct task_struct	*task;
+	struct completion	go, done;
+	bool			stop;
+	long			got;
+	u64			back;	/* ktime_get_ns() when it came back */
+};
+
+/* One event, waiting for it as long as 1 s. */
+static long bench_collect_wait(struct bench *b)
+{
+	switch (b->reader) {
+	case R_GET_EVENTS:
+		return kevent_sys_get_events(b->qfd, 1, 1, NSEC_PER_SEC, b->mem, 0);
+	case R_RING:
+		return kevent_sys_wait(b->qfd, 1, NSEC_PER_SEC);
+	default:
+		return sys_epoll_wait(b->qfd, b->mem, 1, MSEC_PER_SEC);
 	}
+}
+
+static int bench_sleeper_fn(void *arg)
+{
+	struct bench_sleeper *sl = arg;
+
+	kthread_use_mm(sl->mm);
+	for (;;) {
+		wait_for_completion(&sl->go);
+		if (READ_ONCE(sl->stop))
+			break;
+		sl->got = bench_collect_wait(sl->b);
+		sl->back = ktime_get_ns();
+		complete(&sl->done);
+	}
+	kthread_unuse_mm(sl->mm);
+	while (!kthread_should_stop())
+		schedule_timeout_uninterruptible(1);
+	return 0;
+}
+
+/* Whether @sl's collector sleeps in its wait (not for its go). */
+static bool bench_sleeper_asleep(struct bench_sleeper *sl)
+{
+	return READ_ONCE(sl->task->__state) == TASK_INTERRUPTIBLE;
+}
+
+/* One repetition of the sleep shape for @sl's reader; false on a failure. */
+static bool bench_sleep_rep(struct bench_sleeper *sl, struct bench_pipes *p,
+			    unsigned int *next, u64 *notify, u64 *latency)
+{
+	unsigned int r, tries;
+	char c = 'x';
+	loff_t pos;
+	u64 t0, t1;
+
+	*notify = 0;
+	*latency = 0;
+	for (r = 0; r < BENCH_SLEEP_ROUNDS; r++) {
+		complete(&sl->go);
+		for (tries = 0; !bench_sleeper_asleep(sl); tries++) {
+			if (tries > 100000)
+				return false;
+			usleep_range(10, 20);
+		}
+		pos = 0;
+		t0 = ktime_get_ns();
+		kernel_write(p->wfile[*next], &c, 1, &pos);
+		t1 = ktime_get_ns();
+		wait_for_completion(&sl->done);
+		if (sl->got != 1)
+			return false;
+		*notify += t1 - t0;
+		*latency += sl->back - t0;
+		pos = 0;
+		kernel_read(p->rfile[*next], &c, 1, &pos);
+		*next = (*next + 1) % p->n;
+	}
+	return true;
+}
+
+static const unsigned int bench_sleep_n[] = { 10, 1000 };
+KUNIT_ARRAY_PARAM(bench_sleep_n, bench_sleep_n, bench_n_desc);
+
+static void bench_sleep(struct kunit *test)
+{
+	const unsigned int n = *(const unsigned int *)test->param_value;
+	static const int readers[] = { R_GET_EVENTS, R_RING, R_EPOLL_ET };
+	const unsigned int nr = ARRAY_SIZE(readers);
+	struct bench_sleeper *sl;
+	unsigned int i, j, r, next[ARRAY_SIZE(readers)] = {};
+	unsigned int order[ARRAY_SIZE(readers)];
+	struct rnd_state rnd;
+	struct bench_pipes *ps;
+	struct bench_fig *f;
+	struct bench *bs;
+	bool ok = true;
+	u64 nt, lat;
+
+	bench_setup(test, n, &bs, &ps);
+	sl = kunit_kcalloc(test, nr, sizeof(*sl), GFP_KERNEL);
+	f = kunit_kcalloc(test, nr, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, sl && f);
+	for (j = 0; j < nr; j++) {
+		sl[j].b = &bs[readers[j]];
+		sl[j].mm = current->mm;
+		init_completion(&sl[j].go);
+		init_completion(&sl[j].done);
+		sl[j].task = kthread_run(bench_sleeper_fn, &sl[j], "bench-sleep-%u", j);
+		if (IS_ERR(sl[j].task)) {
+			ok = false;
+			break;
+		}
+		get_task_struct(sl[j].task);
+	}
+	prandom_seed_state(&rnd, 0x736c656570ULL + n);
+	for (i = 0; ok && i <= BENCH_REPS; i++) {
+		bench_shuffle(&rnd, order, nr);
+		for (j = 0; ok && j < nr; j++) {
+			r = order[j];
+			ok = bench_sleep_rep(&sl[r], &ps[readers[r]], &next[r],
+					     &nt, &lat);
+			if (!i)		/* the first is the warm-up */
+				continue;
+			f[r].notify[i - 1] = div64_u64(nt * 10, BENCH_SLEEP_ROUNDS);
+			f[r].total[i - 1] = div64_u64(lat * 10, BENCH_SLEEP_ROUNDS);
+			f[r].collect[i - 1] = f[r].total[i - 1] - f[r].notify[i - 1];
+		}
+	}
+	for (j = 0; j < nr && !IS_ERR_OR_NULL(sl[j].task); j++) {
+		WRITE_ONCE(sl[j].stop, true);
+		complete(&sl[j].go);
+		kthread_stop(sl[j].task);
+		put_task_struct(sl[j].task);
+	}
+	KUNIT_ASSERT_TRUE_MSG(test, ok, "a collector did not sleep, or did not get its event");
+	for (j = 0; j < nr; j++)
+		bench_report(test, "sleep", bench_reader_name[readers[j]], n, 1,
+			     &f[j]);
+	bench_teardown(test, bs, ps);
 }
 
 static const unsigned int bench_t[] = { 16, 128, 1024 };
@@ -547,6 +1027,8 @@ static struct kunit_case bench_kevent_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(bench_pipes, bench_n_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(bench_timers, bench_t_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM_ATTR(bench_sleep, bench_sleep_n_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };

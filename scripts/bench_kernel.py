@@ -20,6 +20,17 @@ tables give the median over the runs (a cell's [min, max] is the lowest
 min and the highest max of all runs), so that a disturbance of the
 machine during one run moves a ratio of that run only.
 
+The gated table comes from the '# bench-paired:' lines: per (N, K) each
+reader's own share of a notification and its collection, less the
+write and the clock, and the ratios of issue 27's targets (T1 own
+notify get/epoll, T2 Q get/epoll and ring/epoll, T3 the ring's
+collection over get's, the whole get/epoll), each paired within each
+repetition in the kernel.  A run whose validity gate failed in any
+(N, K) (kevent_get_events and kevent_ring, which run the same
+notification code, disagreed by more than 2 ns, 5 at N = 10000) is
+INVALID: its figures go into no gated table.  The '# bench-calibrate:'
+lines give what a clock read, a __put_user and a 640-byte copy cost.
+
 Usage: bench_kernel.py LOG... [--csv FILE] [--md FILE]   (the tables
 also go to standard output; the CSV has one row per run and figure).  A
 LOG ending in .csv is a CSV this script wrote, of one run or several.
@@ -31,10 +42,24 @@ import statistics
 import sys
 
 LINE = re.compile(r'bench: (shape=.*)$')
+PAIRED = re.compile(r'bench-paired: (shape=.*)$')
+CALIBRATE = re.compile(r'bench-calibrate: (.*)$')
+PAIRED_COLS = [('write', 'write', '.1f'), ('clock', 'clock', '.1f'),
+               ('own_get', 'own get', '.1f'), ('own_ring', 'own ring', '.1f'),
+               ('own_epoll_et', 'own epoll_et', '.1f'),
+               ('q_get', 'Q get', '.1f'), ('q_ring', 'Q ring', '.1f'),
+               ('q_epoll_et', 'Q epoll_et', '.1f'),
+               ('t1_get', 'T1 own get/epoll', '.2f'),
+               ('t2_get', 'T2 Q get/epoll', '.2f'),
+               ('t2_ring', 'T2 Q ring/epoll', '.2f'),
+               ('t3', 'T3 collect ring/get', '.2f'),
+               ('whole_get', 'whole get/epoll', '.2f'),
+               ('gate_diff', 'gate get-ring', '.1f')]
 PIPE_READERS = ['kevent_get_events', 'kevent_ring', 'epoll_et', 'epoll_lt',
                 'unwatched']
 WATCHERS = PIPE_READERS[:-1]
 TIMER_READERS = ['kevent_get_events', 'timerfd_epoll_read']
+SLEEP_READERS = ['kevent_get_events', 'kevent_ring', 'epoll_et']
 RING_TARGET = 0.8
 FIELDS = ['run', 'shape', 'reader', 'N', 'K', 'ns_per_event', 'min', 'max',
           'notify_ns', 'collect_ns', 'reps']
@@ -190,6 +215,27 @@ def tables(rows):
             out.append(f'| {n} | {k} | ' + ' | '.join(cells) + ' |')
         if any(r['reader'] == 'unwatched' for r in rows):
             out += [''] + notify_table(runs, pipes)
+    sleep = sorted({r['N'] for r in rows if r['shape'] == 'sleep'})
+    if sleep:
+        if out:
+            out.append('')
+        out.append('Shape sleep: the collector asleep in its wait; ns from the '
+                   'write to the woken collection [min, max], and the write '
+                   '(which wakes the task)')
+        out.append('')
+        out.append('| N | ' + ' | '.join(SLEEP_READERS) + ' | ' +
+                   ' | '.join(f'{rd} write' for rd in SLEEP_READERS) +
+                   ' | get/epoll | ring/epoll |')
+        out.append('|---:|' + '---:|' * (2 * len(SLEEP_READERS) + 2))
+        for n in sleep:
+            key = {rd: ('sleep', rd, n, 1) for rd in SLEEP_READERS}
+            cells = [runs.cell(key[rd]) for rd in SLEEP_READERS]
+            cells += [fmt(runs.per_run(lambda r: r['notify_ns'], key[rd]), '.0f')
+                      for rd in SLEEP_READERS]
+            for rd in ('kevent_get_events', 'kevent_ring'):
+                cells.append(fmt(runs.per_run(ratio(), key[rd], key['epoll_et']),
+                                 '.2f'))
+            out.append(f'| {n} | ' + ' | '.join(cells) + ' |')
     timers = sorted({r['N'] for r in rows if r['shape'] == 'timers'})
     if timers:
         if out:
@@ -205,16 +251,105 @@ def tables(rows):
     return '\n'.join(out) + '\n'
 
 
+def words(text):
+    """'key=value ...' -> dict, or None when a word has no '='."""
+    kv = [w.split('=', 1) for w in text.split()]
+    return dict(kv) if all(len(p) == 2 for p in kv) else None
+
+
+def number(v):
+    return None if v == '-' else float(v)
+
+
+def parse_paired(text, run=1, name='log'):
+    """The '# bench-paired:' lines of a log: dicts, numbers as floats
+    (None for '-'), 'valid' a bool, 'run' the run."""
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        m = PAIRED.search(line)
+        if not m:
+            continue
+        d = words(m.group(1))
+        need = [k for k, _, _ in PAIRED_COLS] + ['N', 'K', 'valid', 'gate_limit']
+        if d is None or any(k not in d for k in need):
+            raise BenchError(f'{name}:{n}: a garbled "# bench-paired:" line')
+        try:
+            row = {k: number(d[k]) for k, _, _ in PAIRED_COLS}
+            row.update(N=int(d['N']), K=int(d['K']), run=run,
+                       gate_limit=float(d['gate_limit']),
+                       valid=d['valid'] == 'yes')
+        except ValueError as e:
+            raise BenchError(f'{name}:{n}: {e}') from None
+        rows.append(row)
+    return rows
+
+
+def parse_calibrate(text):
+    """The '# bench-calibrate:' lines of a log: dicts of floats."""
+    out = []
+    for line in text.splitlines():
+        m = CALIBRATE.search(line)
+        d = words(m.group(1)) if m else None
+        if d:
+            try:
+                out.append({k: float(v) for k, v in d.items()})
+            except ValueError:
+                pass
+    return out
+
+
+def gated_tables(paired, calibrations):
+    """The gated table: medians over the runs whose gate passed."""
+    if not paired:
+        return ''
+    runs = sorted({r['run'] for r in paired})
+    invalid = sorted({r['run'] for r in paired if not r['valid']})
+    good = [r for r in paired if r['run'] not in invalid]
+    out = []
+    for run in invalid:
+        bad = [f"N={r['N']} K={r['K']} ({r['gate_diff']:+.1f} ns, limit "
+               f"{r['gate_limit']:.0f})" for r in paired
+               if r['run'] == run and not r['valid']]
+        out.append(f'INVALID run {run}: kevent_get_events and kevent_ring '
+                   f'disagree at ' + ', '.join(bad))
+    out.append(f'validity gate: {len(runs) - len(invalid)} of {len(runs)} '
+               f'runs passed' + ('' if good else
+                                 ': INVALID, no figure below may be used'))
+    if calibrations:
+        keys = list(calibrations[0])
+        out.append('calibration (ns, median over the cases): ' + ', '.join(
+            f'{k} {statistics.median(c[k] for c in calibrations if k in c):.1f}'
+            for k in keys))
+    out += ['', '| N | K | ' + ' | '.join(h for _, h, _ in PAIRED_COLS) + ' |',
+            '|---:|---:|' + '---:|' * len(PAIRED_COLS)]
+    rows = good or paired
+    for n, k in sorted({(r['N'], r['K']) for r in rows}):
+        cells = []
+        for key, _, spec in PAIRED_COLS:
+            vals = [r[key] for r in rows
+                    if r['N'] == n and r['K'] == k and r[key] is not None]
+            cells.append(fmt(statistics.median(vals) if vals else None, spec))
+        mark = '' if good else ' INVALID'
+        out.append(f'| {n} | {k} | ' + ' | '.join(cells) + f' |{mark}')
+    return '\n'.join(out) + '\n'
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('log', nargs='+', help='kernel logs (one run each) or CSVs this script wrote')
     ap.add_argument('--csv')
     ap.add_argument('--md')
     args = ap.parse_args(argv)
-    rows = []
+    rows, paired, calibrations = [], [], []
     for log in args.log:
+        run = 1 + max((r['run'] for r in rows), default=0)
         try:
-            got = read(log, 1 + max((r['run'] for r in rows), default=0))
+            got = read(log, run)
+            if not log.endswith('.csv'):
+                with open(log, errors='replace') as f:
+                    text = f.read()
+                paired += parse_paired(text, run, log)
+                calibrations += parse_calibrate(text)
         except BenchError as e:
             sys.exit(f'bench_kernel.py: {e}')
         if not got:
@@ -226,6 +361,9 @@ def main(argv=None):
             w.writeheader()
             w.writerows(rows)
     md = tables(rows)
+    gated = gated_tables(paired, calibrations)
+    if gated:
+        md = gated + '\n' + md
     if args.md:
         with open(args.md, 'w') as f:
             f.write(md)

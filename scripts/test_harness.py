@@ -316,6 +316,32 @@ class BenchKernel(unittest.TestCase):
             self.assertEqual(bench_kernel.tables(back),
                              bench_kernel.tables(rows))
 
+    @staticmethod
+    def paired(t1, diff, valid, n=1000):
+        return (f'    # bench-paired: shape=pipes N={n} K=16 reps=101 write=150.0 '
+                f'clock=31.0 own_get=50.0 own_ring=49.0 own_epoll_et=40.0 '
+                f'own_epoll_lt=41.0 q_get=120.0 q_ring=110.0 q_epoll_et=130.0 '
+                f't1_get={t1} t2_get=0.923 t2_ring=0.846 t3=- whole_get=0.968 '
+                f'gate_diff={diff} gate_limit=2.0 valid={valid}\n')
+
+    def test_a_run_whose_gate_failed_is_used_for_nothing(self):
+        rows = (bench_kernel.parse_paired(self.paired('1.100', '0.5', 'yes'), 1) +
+                bench_kernel.parse_paired(self.paired('0.500', '-3.5', 'no'), 2) +
+                bench_kernel.parse_paired(self.paired('1.300', '1.0', 'yes'), 3))
+        md = bench_kernel.gated_tables(rows, [])
+        self.assertIn('INVALID run 2: kevent_get_events and kevent_ring disagree '
+                      'at N=1000 K=16 (-3.5 ns, limit 2)', md)
+        self.assertIn('validity gate: 2 of 3 runs passed', md)
+        # T1 of runs 1 and 3 only: median of 1.1 and 1.3; T3 had none.
+        row = self.line(md, '| 1000 | 16 |').split(' | ')
+        self.assertEqual(row[10], '1.20')
+        self.assertEqual(row[13], '-')
+        md = bench_kernel.gated_tables(rows[1:2], [])
+        self.assertIn('0 of 1 runs passed: INVALID', md)
+        self.assertTrue(self.line(md, '| 1000 | 16 |').endswith(' INVALID'))
+        with self.assertRaisesRegex(bench_kernel.BenchError, 'L:1: a garbled'):
+            bench_kernel.parse_paired('# bench-paired: shape=pipes N=1\n', 1, 'L')
+
     def test_what_it_cannot_read_is_named(self):
         with tempfile.TemporaryDirectory() as d:
             other = os.path.join(d, 'other.csv')
