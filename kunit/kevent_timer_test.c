@@ -367,6 +367,15 @@ static void kevent_timer_mask_without_fired_einval(struct kunit *test)
  * run this.
  */
 static atomic_t ktt_counted, ktt_counted_unlocked;
+static struct kevent *ktt_expire_k;
+
+/* The timer's KUnit hooks are taken out when a case ends, however it ends. */
+static void ktt_hooks_off(void *unused)
+{
+	WRITE_ONCE(kevent_timer_counted_hook, NULL);
+	WRITE_ONCE(kevent_timer_deliver_hook, NULL);
+	WRITE_ONCE(ktt_expire_k, NULL);
+}
 
 static void ktt_counted_hook(struct kevent_storage *st)
 {
@@ -387,6 +396,7 @@ static void kevent_timer_counts_and_reports_in_one_section(struct kunit *test)
 		kunit_skip(test, "needs lockdep (--debug and --smp run it)");
 	atomic_set(&ktt_counted, 0);
 	atomic_set(&ktt_counted_unlocked, 0);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ktt_hooks_off, NULL));
 	WRITE_ONCE(kevent_timer_counted_hook, ktt_counted_hook);
 	KUNIT_EXPECT_EQ(test, ktt_add(t, 0, NSEC_PER_MSEC, 0, &uk), 0);
 	for (i = 0; i < 3; i++)
@@ -405,8 +415,6 @@ static void kevent_timer_counts_and_reports_in_one_section(struct kunit *test)
  * the timer with a count of 0 (its DONE flag is sticky).  The hook runs
  * as the delivery begins and makes the expiration then.
  */
-static struct kevent *ktt_expire_k;
-
 static void ktt_expire_in_delivery(struct kevent *k)
 {
 	if (k == READ_ONCE(ktt_expire_k)) {
@@ -421,12 +429,14 @@ static void kevent_timer_expiration_during_delivery_not_sent_empty(struct kunit 
 	struct ukevent uk, out;
 	struct kevent *k;
 
+	memset(&out, 0, sizeof(out));
 	/* An hour's period: only kevent_timer_expire() makes expirations. */
 	KUNIT_ASSERT_EQ(test, ktt_add(t, 3600, 0, 0, &uk), 0);
 	k = ktt_only(test, t);
 	kevent_timer_expire(k);
 	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(t->u), 1U);
 
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ktt_hooks_off, NULL));
 	WRITE_ONCE(ktt_expire_k, k);
 	WRITE_ONCE(kevent_timer_deliver_hook, ktt_expire_in_delivery);
 	KUNIT_EXPECT_EQ(test, ktt_get(test, t, 0, &out), 1L);
@@ -437,6 +447,7 @@ static void kevent_timer_expiration_during_delivery_not_sent_empty(struct kunit 
 	KUNIT_EXPECT_EQ(test, out.ret_data[0], 2U);
 
 	/* Queued again by the second, whose count is delivered: nothing. */
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 1U);
 	memset(&out, 0, sizeof(out));
 	KUNIT_EXPECT_EQ(test, ktt_get(test, t, 0, &out), 0L);
 	KUNIT_EXPECT_EQ(test, out.ret_data[0], 0U);
