@@ -445,6 +445,26 @@ http/cancel: [forking] """
         self.assertIn('not run', r['http/later'].reason)
         self.assertEqual(r['http/off'].reason, 'off by default')
 
+    def test_a_failure_is_judged_by_its_one_retry(self):
+        first = ('http/bad_request: [forking] \n'
+                 '  FAIL test/regress_http.c:757: assert(test_ok == 2): 1 vs 2\n'
+                 '  [bad_request FAILED]\nhttp/incomplete: [forking] OK\n')
+        listed = [('http/bad_request', False), ('http/incomplete', False)]
+        r = libevent_results.parse_regress(first, listed, 'regress', 1)
+        libevent_results.retried(r, 'http/bad_request: [forking] OK\n', 'regress')
+        self.assertEqual(r['http/bad_request'].status, 'ok')
+        self.assertTrue(r['http/bad_request'].reason.startswith(libevent_results.FLAKY))
+        r = libevent_results.parse_regress(first, listed, 'regress', 1)
+        libevent_results.retried(r, 'http/bad_request: [forking] \n  FAIL x.c:1: no\n'
+                                 '  [bad_request FAILED]\n', 'regress')
+        self.assertEqual(r['http/bad_request'].status, 'fail')
+        self.assertIn('and again alone: [forking]; FAIL x.c:1: no',
+                      r['http/bad_request'].reason)
+        # No retry log (an older run): the failure stands.
+        r = libevent_results.parse_regress(first, listed, 'regress', 1)
+        libevent_results.retried(r, '', 'regress')
+        self.assertEqual(r['http/bad_request'].status, 'fail')
+
     def test_ktap_skips_what_fails_on_epoll_too(self):
         R = libevent_results.Result
         text = libevent_results.ktap({

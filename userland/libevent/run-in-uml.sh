@@ -54,6 +54,20 @@ run() {	# dir name command...
 	echo "$(( $(date +%s) - start ))" >"$d/$n.secs"
 }
 
+# A regress test that failed runs once more, alone, on the same backend
+# (as libevent retries its TT_RETRIABLE tests), into NAME-retry.log: a
+# test that fails now and then on any backend (http/bad_request, on
+# epoll and on kevent alike) is judged by the retry; one that fails twice
+# fails.  At most 10 retries per run: more is not flakiness.
+retry_failed() {	# dir name
+	failed=$(awk '/^[A-Za-z0-9_]+\/[^ ]+: / { t = $1; sub(/:$/, "", t) }
+		      /^  \[.* FAILED\]/ { print t }' "$1/$2.log" | head -n 10)
+	: >"$1/$2-retry.log"
+	for t in $failed; do
+		timeout 300 regress "$t" >>"$1/$2-retry.log" 2>&1
+	done
+}
+
 if [ "$mode" = tests ]; then
 	for backend in ${3:-kevent epoll}; do
 		d=$out/$backend
@@ -71,8 +85,10 @@ if [ "$mode" = tests ]; then
 		regress --list-tests >"$d/regress-list.txt" 2>&1
 		# shellcheck disable=SC2086  # the test names are words
 		run "$d" regress regress .. $REGRESS_ALSO
+		retry_failed "$d" regress
 		# shellcheck disable=SC2086
 		EVENT_DEBUG_MODE=1 run "$d" regress_debug regress .. $REGRESS_ALSO
+		EVENT_DEBUG_MODE=1 retry_failed "$d" regress_debug
 		unset EVENT_DEBUG_MODE
 		echo "libevent: $backend done"
 	done
