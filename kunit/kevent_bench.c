@@ -385,44 +385,33 @@ static const char *bench_ratio(char *buf, s64 v, unsigned int had)
 	return buf;
 }
 
-/*
- * The figures of one repetition that bench_paired() compares, in tenths
- * of ns per event: each reader's own share of a notification (its notify
- * figure minus the unwatched reader's, the pipe write and the clock, of
- * the same repetition), its collection minus the clock (the unwatched
- * reader's collect figure, which collects nothing), and Q, their sum.
- */
-static s64 bench_own(const struct bench_fig *f, int r, unsigned int i)
-{
-	return (s64)f[r].notify[i] - (s64)f[R_UNWATCHED].notify[i];
-}
-
-static s64 bench_coll(const struct bench_fig *f, int r, unsigned int i)
-{
-	return (s64)f[r].collect[i] - (s64)f[R_UNWATCHED].collect[i];
-}
-
-static s64 bench_q(const struct bench_fig *f, int r, unsigned int i)
-{
-	return bench_own(f, r, i) + bench_coll(f, r, i);
-}
-
 enum bench_what { B_NOTIFY, B_COLLECT, B_OWN, B_COLL, B_Q, B_WHOLE };
 
+/*
+ * Figure @w of reader @r in repetition @i, in tenths of ns per event:
+ * its notify, collect or whole figure as measured, or (B_OWN) its own
+ * share of a notification, its notify figure minus the unwatched
+ * reader's (the pipe write and the clock) of the same repetition,
+ * (B_COLL) its collection minus the clock (the unwatched reader's
+ * collect figure, which collects nothing), or (B_Q) their sum.
+ */
 static s64 bench_get(const struct bench_fig *f, enum bench_what w, int r,
 		     unsigned int i)
 {
+	s64 own = (s64)f[r].notify[i] - (s64)f[R_UNWATCHED].notify[i];
+	s64 coll = (s64)f[r].collect[i] - (s64)f[R_UNWATCHED].collect[i];
+
 	switch (w) {
 	case B_NOTIFY:
 		return f[r].notify[i];
 	case B_COLLECT:
 		return f[r].collect[i];
 	case B_OWN:
-		return bench_own(f, r, i);
+		return own;
 	case B_COLL:
-		return bench_coll(f, r, i);
+		return coll;
 	case B_Q:
-		return bench_q(f, r, i);
+		return own + coll;
 	default:
 		return f[r].total[i];
 	}
@@ -479,7 +468,7 @@ static s64 bench_paired_median(s64 *v, const struct bench_fig *f,
  * computed within each repetition (so a disturbance of one repetition
  * moves one value of each).  write = the unwatched reader's notify
  * figure (the pipe write and the clock), clock = its collect figure;
- * own_R, coll_R, q_R as bench_own(), bench_coll(), bench_q(); t1_R =
+ * own_R, coll_R, q_R as bench_get()'s B_OWN, B_COLL, B_Q; t1_R =
  * own_R / own_epoll_et, t2_R = q_R / q_epoll_et, t3 = coll_ring /
  * coll_get, whole_R = R's whole figure / epoll_et's.
  */

@@ -85,6 +85,12 @@ def typed(row, run):
     return row
 
 
+def words(text):
+    """'key=value ...' -> dict, or None when a word has no '='."""
+    kv = [w.split('=', 1) for w in text.split()]
+    return dict(kv) if all(len(p) == 2 for p in kv) else None
+
+
 def parse(text, run=1, name='log'):
     """The figures of a log: a list of dicts with FIELDS."""
     rows = []
@@ -92,23 +98,32 @@ def parse(text, run=1, name='log'):
         m = LINE.search(line)
         if not m:
             continue
-        kv = [w.split('=', 1) for w in m.group(1).split()]
+        kv = words(m.group(1))
         try:
-            if any(len(p) != 2 for p in kv):
+            if kv is None:
                 raise BenchError('a word without "="')
-            rows.append(typed(dict(kv), run))
+            rows.append(typed(kv, run))
         except BenchError as e:
             raise BenchError(f'{name}:{n}: a garbled "# bench:" line ({e})') from None
     return rows
 
 
+def text_of(path):
+    """The text of a kernel log."""
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except OSError as e:
+        raise BenchError(f'{path}: {e.strerror}') from None
+
+
 def read(path, first):
     """The figures of a kernel log (run @first), or of a CSV this script
     wrote (its runs numbered from @first on, in the order they come)."""
+    if not path.endswith('.csv'):
+        return parse(text_of(path), first, path)
     try:
         with open(path, errors='replace', newline='') as f:
-            if not path.endswith('.csv'):
-                return parse(f.read(), first, path)
             reader = csv.DictReader(f)
             missing = [k for k in FIELDS if k != 'run'
                        and k not in (reader.fieldnames or [])]
@@ -251,12 +266,6 @@ def tables(rows):
     return '\n'.join(out) + '\n'
 
 
-def words(text):
-    """'key=value ...' -> dict, or None when a word has no '='."""
-    kv = [w.split('=', 1) for w in text.split()]
-    return dict(kv) if all(len(p) == 2 for p in kv) else None
-
-
 def number(v):
     return None if v == '-' else float(v)
 
@@ -344,10 +353,11 @@ def main(argv=None):
     for log in args.log:
         run = 1 + max((r['run'] for r in rows), default=0)
         try:
-            got = read(log, run)
-            if not log.endswith('.csv'):
-                with open(log, errors='replace') as f:
-                    text = f.read()
+            if log.endswith('.csv'):
+                got = read(log, run)
+            else:
+                text = text_of(log)
+                got = parse(text, run, log)
                 paired += parse_paired(text, run, log)
                 calibrations += parse_calibrate(text)
         except BenchError as e:

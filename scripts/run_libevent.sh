@@ -32,10 +32,7 @@ boot_backend() {	# backend: its boot, console $out/console-BACKEND.log
 }
 say "libevent: booting the UML twice, side by side (kevent, epoll)"
 (
-	if [ "$COVERAGE" = 1 ]; then
-		export GCOV_PREFIX=$out/gcov-epoll
-		mkdir -p "$GCOV_PREFIX"
-	fi
+	[ "$COVERAGE" = 1 ] && gcov_boot libevent-epoll
 	boot_backend epoll
 ) &
 epoll_pid=$!
@@ -43,7 +40,7 @@ epoll_pid=$!
 declare -A status=([kevent]=0 [epoll]=0)
 boot_backend kevent || status[kevent]=$?
 wait "$epoll_pid" || status[epoll]=$?
-rm -rf "$out/gcov-epoll"
+rm -rf "$GCOV_DATA/libevent-epoll"
 t2=$SECONDS
 rc=0
 for b in kevent epoll; do
@@ -53,8 +50,6 @@ for b in kevent epoll; do
 	*) say "libevent: the $b boot's UML exited with status ${status[$b]} (console: $out/console-$b.log)" ;;
 	esac
 	[ "${status[$b]}" = 0 ] || rc=1
-done
-for b in kevent epoll; do
 	"$REPO/scripts/check_log.sh" "$out/console-$b.log" || rc=1
 done
 "$PYTHON" "$REPO/scripts/libevent_results.py" "$out" \

@@ -3,8 +3,9 @@
 # test initramfs as -initrd, rdinit=/init.  As the debug UML boot does, the
 # kevent KUnit suites run first, then init runs the user-space tests, scans
 # for leaks (KEVENT_KMEMLEAK=1) and reboots (KEVENT_REBOOT=1: the kernel
-# has no ACPI to power off with), which ends QEMU (-no-reboot).  init writes its KTAP to the second serial port (ttyS1), which
-# QEMU puts in a host file; kunit_tool parses it.  Fails on a test
+# has no ACPI to power off with), which ends QEMU (-no-reboot).  init
+# writes its KTAP to the second serial port (ttyS1), which QEMU puts in a
+# host file; kunit_tool parses it.  Fails on a test
 # failure, a missing result, a panic, a splat or a boot that outlives its
 # timeout.  USERLAND_ARGS adds kernel arguments (e.g. KEVENT_ONLY=prog).
 set -eu
