@@ -24,6 +24,18 @@ online=$(sed -n 's/.*smp: Brought up [0-9]* nodes\{0,1\}, \([0-9]*\) CPUs\{0,1\}
 	die "the kernel of $what brought up ${online:-no} CPUs, not $cpus (see $log)"
 say "$what: $online CPUs online"
 
+# A clock that runs on its own (the TSC, calibrated against ACPI's HPET or
+# PM timer): with jiffies as the clocksource, time stands still while the
+# CPU that keeps jiffies spins with interrupts off, and so do the hang
+# detectors (seen: a whole boot frozen, without a report).
+clock=$(sed -n 's/.*clocksource: Switched to clocksource \([^ ]*\).*/\1/p' "$log" |
+	tr -d '\r' | tail -n 1)
+case $clock in
+''|jiffies|refined-jiffies)
+	die "the kernel of $what keeps time with ${clock:-no clocksource}, not a hardware clock: see $log (its ACPI tables give the TSC a reference; configs/x86_64.config)" ;;
+esac
+say "$what: clocksource $clock"
+
 # Each KCSAN report sits between two lines of '='.  List them, and keep
 # the others out of the copy check_log.sh judges.  QEMU's serial console
 # ends its lines with CR LF: the CR goes first.

@@ -2,8 +2,8 @@
 # Boot the x86_64 SMP kernel in QEMU (4 vCPUs, multi-threaded TCG) with the
 # test initramfs as -initrd, rdinit=/init.  As the debug UML boot does, the
 # kevent KUnit suites run first, then init runs the user-space tests, scans
-# for leaks (KEVENT_KMEMLEAK=1) and reboots (KEVENT_REBOOT=1: the kernel
-# has no ACPI to power off with), which ends QEMU (-no-reboot).  init
+# for leaks (KEVENT_KMEMLEAK=1) and reboots (KEVENT_REBOOT=1), which ends
+# QEMU (-no-reboot), as kunit_shutdown=reboot does the KUnit boot.  init
 # writes its KTAP to the second serial port (ttyS1), which QEMU puts in a
 # host file; kunit_tool parses it.  Fails on a test
 # failure, a missing result, a panic, a splat or a boot that outlives its
@@ -12,7 +12,7 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-timeout=${SMP_USERLAND_TIMEOUT:-2400}
+timeout=${SMP_USERLAND_TIMEOUT:-600}
 command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (./run_tests.sh --smp does)"
 [ -f "$BZIMAGE" ] || die "no x86_64 kernel at $BZIMAGE: run scripts/build_smp.sh first"

@@ -34,11 +34,13 @@ done
 
 # The SMP kernel's log scan (check_smp_log.sh), on QEMU consoles (CR LF
 # line ends): a KCSAN race in core kernel code is listed, not counted; one
-# in kevent code fails the run.  It writes beside the log: a copy.
+# in kevent code fails the run; so does a kernel whose clocksource is
+# jiffies.  It writes beside the log: a copy.
 smp=$(mktemp -d)
 cp "$data"/smp/*.log "$smp/"
 check "a core kernel KCSAN race is only listed" 0 "$REPO/scripts/check_smp_log.sh" "$smp/kcsan-core-crlf.log"
 check "a KCSAN race in kevent code is caught" 2 "$REPO/scripts/check_smp_log.sh" "$smp/kcsan-kevent-crlf.log"
+check "a kernel keeping time with jiffies is refused" 1 "$REPO/scripts/check_smp_log.sh" "$smp/jiffies-clock-crlf.log"
 rm -rf "$smp"
 
 # The results model, the coverage module, the summary's totals and exit
