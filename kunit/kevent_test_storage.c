@@ -4,11 +4,11 @@
  */
 #include <kunit/test.h>
 #include <linux/anon_inodes.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/uaccess.h>
-#include <linux/ktime.h>
 #include "../kevent_internal.h"
 #include "kevent_test_storage.h"
 
@@ -20,12 +20,17 @@ static int kt_callback(struct kevent *k)
 
 	o->callbacks++;
 	if (o->entered) {
-		ktime_t t0 = ktime_get();
+		unsigned int us;
 
+		/*
+		 * Up to 50 ms, counted by the delay loop: the storage lock is
+		 * held with interrupts off, and with a tick-based clocksource
+		 * (jiffies, when this CPU keeps it) ktime_get() would never
+		 * move on.
+		 */
 		complete(o->entered);
-		while (!READ_ONCE(*o->removed) &&
-		       ktime_ms_delta(ktime_get(), t0) < 50)
-			cpu_relax();
+		for (us = 0; us < 50 * USEC_PER_MSEC && !READ_ONCE(*o->removed); us++)
+			udelay(1);
 	}
 	if (o->ready > 0)
 		k->event.ret_data[0] = o->ret_data0;
