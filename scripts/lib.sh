@@ -21,7 +21,7 @@
 #   INITRAMFS=FILE        boot_initramfs boots this one instead
 #   LIBEVENT_SRC=DIR      an unpacked libevent 2.1.12 tree instead of
 #                         apt-get source (fetch_libevent.sh)
-#   LIBEVENT_TIMEOUT=SECONDS  the libevent boot (default 2400)
+#   LIBEVENT_TIMEOUT=SECONDS  a libevent boot (default 1200)
 #   USERLAND_ARGS=...     more kernel/init arguments for the user-space
 #                         boot (KEVENT_ONLY=PROGRAM, KEVENT_TEST=NAME)
 #   USERLAND_PARTS=N      the user-space boots side by side (default 2,

@@ -24,7 +24,7 @@ mkdir -p "$out"
 # user-space layer's two parts): the kevent boot's gcov data are the
 # layer "libevent"; the epoll boot's, the reference's, are dropped.
 boot_backend() {	# backend: its boot, console $out/console-BACKEND.log
-	INITRAMFS=$LIBEVENT_WORK/initramfs.cpio BOOT_TIMEOUT=${LIBEVENT_TIMEOUT:-1800} \
+	INITRAMFS=$LIBEVENT_WORK/initramfs.cpio BOOT_TIMEOUT=${LIBEVENT_TIMEOUT:-1200} \
 		boot_initramfs mem=1G kunit.enable=0 quiet \
 		KEVENT_SHELL=1 KEVENT_HOST="$out" \
 		KEVENT_CMD="\"/libevent/run-in-uml.sh tests /host $1\"" \
@@ -46,7 +46,7 @@ rc=0
 for b in kevent epoll; do
 	case ${status[$b]} in
 	0) ;;
-	124|137) say "libevent: the $b boot was killed after ${LIBEVENT_TIMEOUT:-1800} s (console: $out/console-$b.log)" ;;
+	124|137) say "libevent: the $b boot was killed after ${LIBEVENT_TIMEOUT:-1200} s (console: $out/console-$b.log)" ;;
 	*) say "libevent: the $b boot's UML exited with status ${status[$b]} (console: $out/console-$b.log)" ;;
 	esac
 	[ "${status[$b]}" = 0 ] || rc=1

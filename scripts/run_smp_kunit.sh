@@ -24,7 +24,7 @@ kargs=()
 [ "${KCSAN:-0}" = 1 ] &&
 	kargs=(--kernel_args kcsan.skip_watch=100 --kernel_args kcsan.interrupt_watcher=1)
 "$PYTHON" "$KUNIT_PY" exec --arch x86_64 --qemu_config "$QEMU_CONFIG" \
-	--build_dir "$SMP_BUILD" --timeout "${SMP_KUNIT_TIMEOUT:-1800}" \
+	--build_dir "$SMP_BUILD" --timeout "${SMP_KUNIT_TIMEOUT:-600}" \
 	"${kargs[@]}" --json="$RESULTS/smp-kunit.json" "$filter" | tee "$RESULTS/$SMP_TAG-kunit-parsed.txt"
 rc=${PIPESTATUS[0]}
 set -e
