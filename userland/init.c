@@ -18,7 +18,8 @@
  *   KEVENT_TIMEOUT=seconds     per program, default 300
  *   KEVENT_KMEMLEAK=1          scan for leaks after the tests (debug kernels)
  *   KEVENT_ONLY=program        run only /tests/program ...
- *   KEVENT_TEST=name           ... and only its test of that name (-t)
+ *   KEVENT_TEST=name           ... and only its test of that name (-t), or
+ *                              FIXTURE.VARIANT.TEST, that one case (-r)
  *   KEVENT_PART=i/n            run only the i-th of n runs of consecutive
  *                              programs (0 <= i < n), for n boots side by
  *                              side; their documents are joined on the host
@@ -168,8 +169,10 @@ static int run_one(const char *name, const char *test, int timeout)
 		setpgid(0, 0);
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
+		/* FIXTURE.VARIANT.TEST names one case of a fixture: -r. */
 		if (test)
-			execl(path, path, "-t", test, (char *)NULL);
+			execl(path, path, strchr(test, '.') ? "-r" : "-t", test,
+			      (char *)NULL);
 		else
 			execl(path, path, (char *)NULL);
 		printf("# exec %s: %s\n", path, strerror(errno));
@@ -263,8 +266,9 @@ static void kmemleak_scan(void)
 }
 
 /*
- * KEVENT_REBOOT=1 (the x86_64 SMP kernel, which has no ACPI to power off
- * with): reboot instead, which QEMU's -no-reboot turns into its exit.
+ * KEVENT_REBOOT=1 (the x86_64 SMP kernel's boot): reboot instead, which
+ * QEMU's -no-reboot turns into its exit, as kunit_shutdown=reboot does
+ * for the KUnit boot.
  */
 static void power_off(void)
 {

@@ -480,6 +480,7 @@ struct kevent_batch {
 	u64		pass;
 	unsigned int	copied;
 	unsigned int	n;
+	bool		more;	/* gave up on not-ready kevents: the pass has more */
 	struct kevent	*k[KEVENT_DELIVER_BATCH];
 	unsigned int	gen[KEVENT_DELIVER_BATCH];
 	struct ukevent	uk[KEVENT_DELIVER_BATCH];
@@ -545,7 +546,10 @@ static bool kevent_snapshot(struct kevent_batch *b, unsigned int i,
  * each brought up to date by its storage and snapshotted for the copy.
  * Called with ctl_mutex held, which keeps them alive as long as it is
  * held; the final ones (ONESHOT, broken), which the caller removes, get a
- * reference each.  Returns how many, 0 when none is ready.
+ * reference each.  Returns how many, 0 when none is ready.  A batch gives
+ * up after 2 * KEVENT_DELIVER_BATCH kevents that were not ready at
+ * delivery (a re-check that ->poll answered "no"), with @b->more set:
+ * the pass may still hold ready ones behind them, for the next batch.
  *
  * A pass takes kevents off the ready list and snapshots them under one
  * irq-off section.  Only a kevent whose storage has work in ->deliver (a
@@ -569,6 +573,7 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 	lockdep_assert_held(&u->ctl_mutex);
 	max = min_t(unsigned int, max, KEVENT_DELIVER_BATCH);
 	b->n = 0;
+	b->more = false;
 	while (b->n < max && tries) {
 		/* The kevents of this pass land in b->k[base...]. */
 		base = b->n;
@@ -619,6 +624,7 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 		}
 	}
 	b->pass = *pass;
+	b->more = !tries;
 	return b->n;
 }
 
@@ -821,8 +827,10 @@ static unsigned long kevent_copy_nofault(void __user *to, const void *from,
 /*
  * Deliver up to @max ready kevents of the collection pass *@pass to @buf
  * (one batch).  Returns how many were
- * copied; 0 when none was ready; -EFAULT when the first copy faulted (the
- * kevent stays ready), -EINTR on a signal while waiting for ctl_mutex.
+ * copied; 0 when none was ready; -EAGAIN when none was, but the batch
+ * gave up on not-ready kevents before the pass's end (the caller goes
+ * on); -EFAULT when the first copy faulted (the kevent stays ready),
+ * -EINTR on a signal while waiting for ctl_mutex.
  *
  * The batch is copied while ctl_mutex is still held, with page faults
  * disabled (as epoll copies under ep->mtx, but it may take the fault): no
@@ -852,7 +860,7 @@ static long kevent_deliver_to_buf(struct kevent_user *u,
 	}
 	kevent_queue_unlock(u);
 	if (!n)
-		return 0;
+		return b.more ? -EAGAIN : 0;
 	copied = n;
 	if (left) {
 		left = copy_to_user(buf, b.uk, n * sizeof(b.uk[0]));
@@ -999,6 +1007,11 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 		while (num < max_nr && kevent_user_ready_num(u)) {
 			ret = kevent_deliver_to_buf(u, buf + num, max_nr - num,
 						    &p.pass);
+			if (ret == -EAGAIN) {
+				if (!kevent_pass_goes_on(&p))
+					break;
+				continue;
+			}
 			if (ret < 0 && !num)
 				return ret;
 			if (ret <= 0)
@@ -1135,8 +1148,12 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 				kevent_batch_hold(&b);
 		}
 		kevent_queue_unlock(u);
-		if (!n)
+		if (!n) {
+			/* Only kevents not ready at delivery: the pass goes on. */
+			if (b.more && kevent_pass_goes_on(&p))
+				continue;
 			break;
+		}
 		if (i < n) {
 			kidx = u->kidx;
 			i = kevent_ring_copy(u, &b, &kidx, false);

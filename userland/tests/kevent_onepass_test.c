@@ -3,18 +3,23 @@
  * User space: one call, one pass.  A call delivers each kevent at most
  * once, and returns by its deadline plus a bound that grows with nothing
  * the caller sets (kevents, ring size, timer periods); SIGKILL ends it.
- * A hang-up reaches every queue that watches, WAKEUP_ONE or not; a POLL
+ * Kevents found not ready at delivery do not end a pass early.  A
+ * hang-up reaches every queue that watches, WAKEUP_ONE or not; a POLL
  * or SOCKET id is one fd (raw[1] == 0).  Each case reproduces a defect a
  * review found, and checks the documented answer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include "common.h"
 #include "kselftest_harness.h"
 #include "hostile.h"
@@ -214,6 +219,111 @@ TEST(hangup_reaches_every_wakeup_one_queue)
 		close(q[i]);
 	}
 	close(sv[0]);
+}
+
+/*
+ * Kevents queued but found not ready at delivery do not hide one that is
+ * ready behind them: a call that does not wait still returns it, however
+ * many come first.  A signal wakes every signalfd of the process without
+ * a key, so each signalfd's kevent is queued for a re-check by ->poll,
+ * which finds its own signal (SIGUSR2) not pending.  One delivery batch
+ * gives up after 2 x 16 such kevents, and the pass must go on to the
+ * next batch, not end with nothing.  Both ways of collecting.
+ */
+#define STALE	100
+
+FIXTURE(stale) {
+	int q, p[2], sfd[STALE];
+	struct kevent_ring *r;
+	size_t len;
+};
+
+FIXTURE_VARIANT(stale) {
+	bool ring;
+};
+
+FIXTURE_VARIANT_ADD(stale, get_events) { .ring = false };
+FIXTURE_VARIANT_ADD(stale, ring) { .ring = true };
+
+FIXTURE_SETUP(stale)
+{
+	struct ukevent uk;
+	sigset_t usr1, usr2;
+	int i;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	ASSERT_EQ(0, sigprocmask(SIG_BLOCK, &usr1, NULL));
+	self->q = kevent_open(0);
+	ASSERT_LE(0, self->q);
+	self->r = NULL;
+	if (variant->ring) {
+		self->r = ring_alloc(16, &self->len);
+		ASSERT_NE(NULL, self->r);
+		ASSERT_EQ(0, kevent_ring_init(self->q, self->r, 16));
+	}
+	for (i = 0; i < STALE; i++) {
+		self->sfd[i] = signalfd(-1, &usr2, SFD_NONBLOCK | SFD_CLOEXEC);
+		ASSERT_LE(0, self->sfd[i]);
+		uk = kevent_poll(self->sfd[i], POLLIN, 0);
+		ASSERT_EQ(0, kevent_ctl(self->q, KEVENT_CTL_ADD, 1, &uk));
+	}
+	ASSERT_EQ(0, pipe2(self->p, O_NONBLOCK | O_CLOEXEC));
+	uk = kevent_poll(self->p[0], POLLIN, 0);
+	ASSERT_EQ(0, kevent_ctl(self->q, KEVENT_CTL_ADD, 1, &uk));
+}
+
+FIXTURE_TEARDOWN(stale)
+{
+	int i;
+
+	for (i = 0; i < STALE; i++)
+		close(self->sfd[i]);
+	close(self->p[0]);
+	close(self->p[1]);
+	close(self->q);
+	if (self->r)
+		munmap(self->r, self->len);
+}
+
+/* Collect without waiting: how many came, the first in *@uk. */
+static int stale_collect(FIXTURE_DATA(stale) *self, bool ring,
+			 struct ukevent *uk)
+{
+	struct ukevent buf[8];
+	int n;
+
+	memset(buf, 0, sizeof(buf));
+	if (!ring) {
+		n = kevent_get_events(self->q, 0, 8, 0, buf, 0);
+		*uk = buf[0];
+		return n;
+	}
+	n = kevent_wait(self->q, 8, 0);
+	if (n > 0)
+		*uk = self->r->event[(self->r->ring_kidx - n + 16) % 16];
+	return n;
+}
+
+TEST_F(stale, not_ready_at_delivery_do_not_hide_a_ready_one)
+{
+	struct ukevent uk;
+	char c;
+
+	/* The stale ones first, then the ready one behind them. */
+	ASSERT_EQ(0, kill(getpid(), SIGUSR1));
+	ASSERT_EQ(1, write(self->p[1], "x", 1));
+	memset(&uk, 0, sizeof(uk));
+	EXPECT_EQ(1, stale_collect(self, variant->ring, &uk));
+	EXPECT_EQ(KEVENT_POLL, uk.type);
+	EXPECT_EQ(self->p[0], (int)uk.id.raw[0]);
+	EXPECT_EQ(KEVENT_RET_DONE, uk.ret_flags);
+	EXPECT_EQ(POLLIN, uk.ret_data[0]);
+	/* The signalfds were re-checked once; nothing more comes. */
+	ASSERT_EQ(1, read(self->p[0], &c, 1));
+	EXPECT_EQ(0, stale_collect(self, variant->ring, &uk));
 }
 
 /*
