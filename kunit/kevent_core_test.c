@@ -287,55 +287,50 @@ static void kevent_add_ready_at_once_is_reported_not_kept(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
 }
 
-static void kevent_add_enqueue_error_is_per_entry(struct kunit *test)
-{
-	struct kt_ctx *c = ctx(test);
-	struct ukevent uk = kt_uk(0, EV_A, 0);
+/*
+ * An ADD refused: the entry is answered BROKEN|DONE with the errno in
+ * ret_data[1], the call returns it, and nothing is kept.
+ */
+struct kevent_add_refusal {
+	const char	*name;
+	u32		type;
+	int		enqueue_ret;	/* what the storage's ->enqueue says */
+	bool		duplicate;	/* the key is already there */
+	int		err;
+};
 
-	c->origin[0].enqueue_ret = -EBADF;
+static const struct kevent_add_refusal kevent_add_refusals[] = {
+	{ "enqueue_error_is_per_entry", KEVENT_TYPE_KERNEL, -EBADF, false, -EBADF },
+	{ "duplicate_key_eexist", KEVENT_TYPE_KERNEL, 0, true, -EEXIST },
+	{ "unknown_type_einval", KEVENT_NR_TYPES, 0, false, -EINVAL },
+	{ "type_not_built_enosys", KEVENT_NAIO, 0, false, -ENOSYS },
+};
+
+static void kevent_add_refusal_desc(const struct kevent_add_refusal *r,
+				    char *desc)
+{
+	strscpy(desc, r->name, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(kevent_add_refusal, kevent_add_refusals, kevent_add_refusal_desc);
+
+static void kevent_add_refused(struct kunit *test)
+{
+	const struct kevent_add_refusal *r = test->param_value;
+	struct kt_ctx *c = ctx(test);
+	struct ukevent uk = kt_uk(0, EV_B, 0);
+
+	if (r->duplicate)
+		KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].enqueue_ret = r->enqueue_ret;
+	uk.type = r->type;
 	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), -EBADF);
+	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), r->err);
 	mutex_unlock(&c->u->ctl_mutex);
 	KUNIT_EXPECT_EQ(test, uk.ret_flags,
 			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
-	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -EBADF);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], r->err);
+	KUNIT_EXPECT_EQ(test, c->u->kevent_num, r->duplicate ? 1U : 0U);
 	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 0);
-}
-
-static void kevent_add_duplicate_key_eexist(struct kunit *test)
-{
-	struct kt_ctx *c = ctx(test);
-
-	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
-	KUNIT_EXPECT_EQ(test, kt_add(c, 0, EV_B, 0), -EEXIST);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
-}
-
-static void kevent_add_unknown_type_einval(struct kunit *test)
-{
-	struct kt_ctx *c = ctx(test);
-	struct ukevent uk = kt_uk(0, EV_A, 0);
-
-	uk.type = KEVENT_NR_TYPES;
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), -EINVAL);
-	mutex_unlock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -EINVAL);
-}
-
-static void kevent_add_type_not_built_enosys(struct kunit *test)
-{
-	struct kt_ctx *c = ctx(test);
-	struct ukevent uk = kt_uk(0, EV_A, 0);
-
-	uk.type = KEVENT_NAIO;
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), -ENOSYS);
-	mutex_unlock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, uk.ret_flags,
-			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
-	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -ENOSYS);
 }
 
 static void kevent_remove_missing_key_enoent(struct kunit *test)
@@ -939,10 +934,7 @@ static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_wakeup_one_queues_one_per_pass),
 	KUNIT_CASE(kevent_wakeup_one_mixed_with_plain_events),
 	KUNIT_CASE(kevent_add_ready_at_once_is_reported_not_kept),
-	KUNIT_CASE(kevent_add_enqueue_error_is_per_entry),
-	KUNIT_CASE(kevent_add_duplicate_key_eexist),
-	KUNIT_CASE(kevent_add_unknown_type_einval),
-	KUNIT_CASE(kevent_add_type_not_built_enosys),
+	KUNIT_CASE_PARAM(kevent_add_refused, kevent_add_refusal_gen_params),
 	KUNIT_CASE(kevent_remove_missing_key_enoent),
 	KUNIT_CASE(kevent_remove_detaches_and_unreadies),
 	KUNIT_CASE(kevent_modify_rechecks_readiness),

@@ -78,68 +78,64 @@ static void kevent_poll_write_makes_reader_ready(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uk.user[0], (u32)p[0]);
 }
 
-static void kevent_poll_et_one_event_per_wakeup(struct kunit *test)
+/*
+ * The three request modes on one script: two writes before delivery, a
+ * collection, the pipe drained, a new write.  ET coalesces the two
+ * wake-ups and reports the new edge; level (take23's sticky DONE) is
+ * queued again by the new write's wake-up; ONESHOT leaves at its delivery
+ * and frees its key.
+ */
+struct kevent_poll_mode {
+	const char	*name;
+	u32		req_flags;
+	bool		kept;		/* still attached after its delivery */
+};
+
+static const struct kevent_poll_mode kevent_poll_modes[] = {
+	{ "et_one_event_per_edge", KEVENT_REQ_ET, true },
+	{ "level_keeps_done", 0, true },
+	{ "oneshot_removed_on_delivery", KEVENT_REQ_ONESHOT, false },
+};
+
+static void kevent_poll_mode_desc(const struct kevent_poll_mode *m, char *desc)
 {
+	strscpy(desc, m->name, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(kevent_poll_mode, kevent_poll_modes, kevent_poll_mode_desc);
+
+static void kevent_poll_request_modes(struct kunit *test)
+{
+	const struct kevent_poll_mode *m = test->param_value;
 	struct kf_ctx *c = test->priv;
 	struct ukevent uk;
 	int p[2];
 
 	kf_pipe(test, p);
-	uk = kf_uk(KEVENT_POLL, p[0], POLLIN, KEVENT_REQ_ET);
+	uk = kf_uk(KEVENT_POLL, p[0], POLLIN, m->req_flags);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
 	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
 	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
-	/* Two wake-ups before delivery: coalesced into one event. */
-	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
+	/* Two wake-ups before delivery: one event. */
+	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
 	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLIN);
+	KUNIT_EXPECT_EQ(test, uk.req_flags, m->req_flags);
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 0L);
+	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, m->kept ? 1U : 0U);
 	/* Reading wakes the writer side only: nothing for POLLIN. */
 	KUNIT_EXPECT_EQ(test, kf_read(p[0], 64), 2L);
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 0L);
-	/* A new edge. */
+	/* A new write: a new edge, a matching wake-up, or nobody. */
 	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
-	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
-	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
-	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 1U);
-}
-
-static void kevent_poll_level_keeps_done(struct kunit *test)
-{
-	struct kf_ctx *c = test->priv;
-	struct ukevent uk;
-	int p[2];
-
-	kf_pipe(test, p);
-	uk = kf_uk(KEVENT_POLL, p[0], POLLIN, 0);
-	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
-	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
-	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
-	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLIN);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), m->kept ? 1U : 0U);
+	if (m->kept) {
+		KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
+		KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
+		KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLIN);
+		KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 1U);
+		return;
+	}
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 0L);
-	/*
-	 * Sticky DONE: the kevent stays DONE, and the next matching wake-up
-	 * queues it again; ret_data[0] counts from the last delivery.
-	 */
-	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
-	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
-	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
-	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLIN);
-}
-
-static void kevent_poll_oneshot_removed_on_delivery(struct kunit *test)
-{
-	struct kf_ctx *c = test->priv;
-	struct ukevent uk;
-	int p[2];
-
-	kf_pipe(test, p);
-	uk = kf_uk(KEVENT_POLL, p[0], POLLIN, KEVENT_REQ_ONESHOT);
-	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
-	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
-	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
-	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 0U);
-	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 0U);
 	/* The key is free again. */
 	uk = kf_uk(KEVENT_POLL, p[0], POLLPRI, 0);
 	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), 0);
@@ -563,9 +559,7 @@ static void kevent_poll_mask_matching_nothing_einval(struct kunit *test)
 static struct kunit_case kevent_poll_cases[] = {
 	KUNIT_CASE(kevent_poll_ready_at_add_reported_not_kept),
 	KUNIT_CASE(kevent_poll_write_makes_reader_ready),
-	KUNIT_CASE(kevent_poll_et_one_event_per_wakeup),
-	KUNIT_CASE(kevent_poll_level_keeps_done),
-	KUNIT_CASE(kevent_poll_oneshot_removed_on_delivery),
+	KUNIT_CASE_PARAM(kevent_poll_request_modes, kevent_poll_mode_gen_params),
 	KUNIT_CASE(kevent_poll_hangup_reported_unasked),
 	KUNIT_CASE(kevent_poll_last_close_breaks_unpinned_file),
 	KUNIT_CASE(kevent_poll_refuses_closed_pollless_and_queue_fds),

@@ -3,13 +3,14 @@
 #ifndef KEVENT_TEST_COMMON_H
 #define KEVENT_TEST_COMMON_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "../kevent.h"
-
+#include <stdbool.h>
 #include <stdlib.h>
+#include "../kevent.h"
 
 #define MS	1000000ULL
 
@@ -99,6 +100,36 @@ static inline int write_file(const char *path, const char *s)
 	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
 	close(fd);
 	return ok ? 0 : -1;
+}
+
+/*
+ * A fixture whose self->fd is a new kevent queue per test: queue, the
+ * one of the test programs, and those that add a table of variants
+ * (FIXTURE_VARIANT(name) { ... } and FIXTURE_VARIANT_ADD() after it).
+ */
+#include "kselftest_harness.h"
+
+#define QUEUE_FIXTURE(name)						\
+	FIXTURE(name) {							\
+		int fd;							\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		self->fd = kevent_open(0);				\
+		ASSERT_LE(0, self->fd)					\
+			TH_LOG("open /dev/kevent: %s", strerror(errno)); \
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		close(self->fd);					\
+	}
+
+QUEUE_FIXTURE(queue);
+
+/* Used by TEST_F(queue, ...); a program with none would warn it unused. */
+static inline bool queue_teardown_in_parent(void)
+{
+	return queue_teardown_parent;
 }
 
 #endif

@@ -10,21 +10,6 @@
 #include "common.h"
 #include "kselftest_harness.h"
 
-FIXTURE(q) {
-	int fd;
-};
-
-FIXTURE_SETUP(q)
-{
-	self->fd = kevent_open(0);
-	ASSERT_LE(0, self->fd);
-}
-
-FIXTURE_TEARDOWN(q)
-{
-	close(self->fd);
-}
-
 /* n timers with distinct periods (1 s + i ns, so none fires meanwhile). */
 static struct ukevent *timers(unsigned int n)
 {
@@ -38,15 +23,30 @@ static struct ukevent *timers(unsigned int n)
 	return uk;
 }
 
-/* ADD n, then REMOVE n: every entry answered DONE, none BROKEN. */
-static void add_remove(struct __test_metadata *_metadata, int fd, unsigned int n)
+/*
+ * ADD n, then REMOVE n: every entry answered DONE, none BROKEN; n one,
+ * below and above the seed's batch threshold (3), across kevent_ctl's
+ * chunks (64).
+ */
+QUEUE_FIXTURE(ctl_size);
+
+FIXTURE_VARIANT(ctl_size) {
+	unsigned int n;
+};
+
+FIXTURE_VARIANT_ADD(ctl_size, one) { .n = 1 };
+FIXTURE_VARIANT_ADD(ctl_size, three_below_batch_threshold) { .n = 3 };
+FIXTURE_VARIANT_ADD(ctl_size, four_above_batch_threshold) { .n = 4 };
+FIXTURE_VARIANT_ADD(ctl_size, n200_across_chunks) { .n = 200 };
+
+TEST_F(ctl_size, add_remove)
 {
+	unsigned int i, n = variant->n;
 	struct ukevent *uk = timers(n);
-	unsigned int i;
 
 	ASSERT_NE(NULL, uk);
-	ASSERT_EQ(0, kevent_ctl(fd, KEVENT_CTL_ADD, n, uk));
-	ASSERT_EQ(0, kevent_ctl(fd, KEVENT_CTL_REMOVE, n, uk));
+	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, n, uk));
+	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, n, uk));
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(KEVENT_RET_DONE, uk[i].ret_flags) TH_LOG("entry %u", i);
 		EXPECT_EQ(i, uk[i].user[0]);
@@ -54,7 +54,7 @@ static void add_remove(struct __test_metadata *_metadata, int fd, unsigned int n
 	/* All gone: removing again finds nothing. */
 	for (i = 0; i < n; i++)
 		uk[i].ret_flags = 0;
-	ASSERT_EQ(0, kevent_ctl(fd, KEVENT_CTL_REMOVE, n, uk));
+	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, n, uk));
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(KEVENT_RET_BROKEN | KEVENT_RET_DONE, uk[i].ret_flags);
 		EXPECT_EQ(-ENOENT, (int)uk[i].ret_data[1]);
@@ -62,12 +62,7 @@ static void add_remove(struct __test_metadata *_metadata, int fd, unsigned int n
 	free(uk);
 }
 
-TEST_F(q, add_remove_one) { add_remove(_metadata, self->fd, 1); }
-TEST_F(q, add_remove_three_below_batch_threshold) { add_remove(_metadata, self->fd, 3); }
-TEST_F(q, add_remove_four_above_batch_threshold) { add_remove(_metadata, self->fd, 4); }
-TEST_F(q, add_remove_200_across_chunks) { add_remove(_metadata, self->fd, 200); }
-
-TEST_F(q, num_zero_does_nothing)
+TEST_F(queue, num_zero_does_nothing)
 {
 	EXPECT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 0, NULL));
 	EXPECT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, 0, NULL));
@@ -75,7 +70,7 @@ TEST_F(q, num_zero_does_nothing)
 }
 
 /* Failed entries are written back, compacted, in order, across chunks. */
-TEST_F(q, add_compacts_failed_entries_across_chunks)
+TEST_F(queue, add_compacts_failed_entries_across_chunks)
 {
 	enum { N = 150 };
 	struct ukevent *uk = timers(N);
@@ -95,7 +90,7 @@ TEST_F(q, add_compacts_failed_entries_across_chunks)
 	free(uk);
 }
 
-TEST_F(q, add_duplicate_key_in_one_call_eexist)
+TEST_F(queue, add_duplicate_key_in_one_call_eexist)
 {
 	struct ukevent uk[2] = { kevent_timer(7 * MS, 0), kevent_timer(7 * MS, KEVENT_REQ_ET) };
 
@@ -107,7 +102,7 @@ TEST_F(q, add_duplicate_key_in_one_call_eexist)
 }
 
 /* REMOVE answers every entry on its own, even past the number queued. */
-TEST_F(q, remove_answers_each_entry)
+TEST_F(queue, remove_answers_each_entry)
 {
 	struct ukevent uk[5];
 	int i;
@@ -128,7 +123,7 @@ TEST_F(q, remove_answers_each_entry)
  * MODIFY with event bits the storage never reports: refused (-EINVAL),
  * the kevent unchanged; new bits it reports restart delivery.
  */
-TEST_F(q, modify_to_bits_matching_nothing_refused)
+TEST_F(queue, modify_to_bits_matching_nothing_refused)
 {
 	struct ukevent uk = kevent_timer(2 * MS, 0), ev;
 
@@ -146,7 +141,7 @@ TEST_F(q, modify_to_bits_matching_nothing_refused)
 }
 
 /* MODIFY to ONESHOT: delivered once more, then gone. */
-TEST_F(q, modify_to_oneshot)
+TEST_F(queue, modify_to_oneshot)
 {
 	struct ukevent uk = kevent_timer(2 * MS, 0), ev;
 
@@ -163,7 +158,7 @@ TEST_F(q, modify_to_oneshot)
 }
 
 /* The application's data comes back untouched with the event. */
-TEST_F(q, user_data_round_trips)
+TEST_F(queue, user_data_round_trips)
 {
 	struct ukevent uk = kevent_timer(MS, KEVENT_REQ_ONESHOT), ev;
 	static int cookie;
@@ -175,7 +170,7 @@ TEST_F(q, user_data_round_trips)
 }
 
 /* ET: each new expiration is a new edge, reported again. */
-TEST_F(q, et_timer_reported_per_expiration)
+TEST_F(queue, et_timer_reported_per_expiration)
 {
 	struct ukevent ev;
 	int i;

@@ -288,22 +288,25 @@ FIXTURE_TEARDOWN(stale)
 		munmap(self->r, self->len);
 }
 
-/* Collect without waiting: how many came, the first in *@uk. */
-static int stale_collect(FIXTURE_DATA(stale) *self, bool ring,
+/*
+ * Collect from @q without waiting, into its ring @r if there is one: how
+ * many came, the first in *@uk.
+ */
+static int stale_collect(int q, const struct kevent_ring *r,
 			 struct ukevent *uk)
 {
 	struct ukevent buf[8];
 	int n;
 
 	memset(buf, 0, sizeof(buf));
-	if (!ring) {
-		n = kevent_get_events(self->q, 0, 8, 0, buf, 0);
+	if (!r) {
+		n = kevent_get_events(q, 0, 8, 0, buf, 0);
 		*uk = buf[0];
 		return n;
 	}
-	n = kevent_wait(self->q, 8, 0);
+	n = kevent_wait(q, 8, 0);
 	if (n > 0)
-		*uk = self->r->event[(self->r->ring_kidx - n + 16) % 16];
+		*uk = r->event[(r->ring_kidx - n + 16) % 16];
 	return n;
 }
 
@@ -316,14 +319,14 @@ TEST_F(stale, not_ready_at_delivery_do_not_hide_a_ready_one)
 	ASSERT_EQ(0, kill(getpid(), SIGUSR1));
 	ASSERT_EQ(1, write(self->p[1], "x", 1));
 	memset(&uk, 0, sizeof(uk));
-	EXPECT_EQ(1, stale_collect(self, variant->ring, &uk));
+	EXPECT_EQ(1, stale_collect(self->q, self->r, &uk));
 	EXPECT_EQ(KEVENT_POLL, uk.type);
 	EXPECT_EQ(self->p[0], (int)uk.id.raw[0]);
 	EXPECT_EQ(KEVENT_RET_DONE, uk.ret_flags);
 	EXPECT_EQ(POLLIN, uk.ret_data[0]);
 	/* The signalfds were re-checked once; nothing more comes. */
 	ASSERT_EQ(1, read(self->p[0], &c, 1));
-	EXPECT_EQ(0, stale_collect(self, variant->ring, &uk));
+	EXPECT_EQ(0, stale_collect(self->q, self->r, &uk));
 }
 
 /*

@@ -7,102 +7,62 @@
 #include "common.h"
 #include "kselftest_harness.h"
 
-FIXTURE(queue) {
-	int fd;
+/*
+ * A periodic 10 ms timer fires N times in N periods: exactly N, within
+ * the tolerance (hrtimer precision), in the fastest of TIMING_TRIES tries
+ * (a try that a host stall made late may count the periods it missed: at
+ * most one per 10 ms that passed).  A try under N + 1 periods cannot have
+ * seen another period: the tries go on until one is (the debug kernel's
+ * bound is longer), and the exact count is judged on it.
+ */
+QUEUE_FIXTURE(periods);
+
+FIXTURE_VARIANT(periods) {
+	unsigned int n;
+	__u64 tolerance;
 };
 
-FIXTURE_SETUP(queue)
-{
-	self->fd = kevent_open(0);
-	ASSERT_LE(0, self->fd) TH_LOG("open /dev/kevent: %s", strerror(errno));
-}
+FIXTURE_VARIANT_ADD(periods, once_within_5ms) { .n = 1, .tolerance = 5 * MS };
+FIXTURE_VARIANT_ADD(periods, five_within_10ms) { .n = 5, .tolerance = 10 * MS };
 
-FIXTURE_TEARDOWN(queue)
+TEST_F(periods, timer_10ms_fires_every_period)
 {
-	close(self->fd);
-}
-
-/*
- * A 10 ms timer fires once after 10 ms, within 5 ms (hrtimer precision),
- * in the fastest of TIMING_TRIES tries (a try that a host stall made late
- * may count the periods it missed: at most one per 10 ms that passed).
- * The count is exactly 1 in a try under 20 ms, which cannot have seen a
- * second period: the tries go on until one is (the debug kernel's bound
- * is longer), and the exact count is judged on it.
- */
-TEST_F(queue, timer_10ms_fires_within_tolerance)
-{
+	const __u64 n = variant->n, period = 10 * MS;
+	__u64 bound = n * period + slack(variant->tolerance);
+	__u64 exact = (n + 1) * period, fastest_fired = 0;
+	__u64 t0, fired, dt, best;
 	struct ukevent uk, ev;
-	__u64 t0, dt, best, bound = 10 * MS + slack(5 * MS), fastest_count = 0;
-	__u64 exact = 20 * MS;
 	int i;
 
 	for_each_timing_try(i, best, bound < exact ? bound : exact) {
-		uk = kevent_timer(10 * MS, 0);
-		t0 = now_ns();
-		ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
-		ASSERT_EQ(1, kevent_get_events(self->fd, 1, 1, 1000 * MS, &ev, 0));
-		dt = now_ns() - t0;
-		EXPECT_EQ(KEVENT_TIMER, ev.type);
-		EXPECT_EQ(KEVENT_TIMER_FIRED, ev.event);
-		EXPECT_EQ(0U, ev.id.raw[0]);
-		EXPECT_EQ(10 * MS, ev.id.raw[1]);
-		EXPECT_EQ(KEVENT_RET_DONE, ev.ret_flags);
-		/* One expiration per period that passed (1 in a try on time). */
-		EXPECT_LE(1U, ev.ret_data[0]);
-		EXPECT_GE(dt / (10 * MS), ev.ret_data[0]);
-		EXPECT_LE(10 * MS, dt);
-		if (dt < best)
-			fastest_count = ev.ret_data[0];
-		best = fastest(best, dt, bound);
-		ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, 1, &uk));
-	}
-	EXPECT_GT(bound, best) TH_LOG("fired after %llu ns", best);
-	/* Once, in the fastest try, when no second period can have passed. */
-	if (best < exact) {
-		EXPECT_EQ(1U, fastest_count);
-	} else {
-		TH_LOG("no try under %llu ns: the exact count is not judged", exact);
-	}
-}
-
-/*
- * A periodic 10 ms timer fires 5 times in 5 periods: exactly 5, within
- * 10 ms, in the fastest of TIMING_TRIES tries (a late try may count up to
- * one per 10 ms that passed).  A try under 60 ms cannot have seen a sixth
- * period: the tries go on until one is, and the exact count is judged on
- * it.
- */
-TEST_F(queue, timer_periodic_fires_every_period)
-{
-	struct ukevent uk, ev;
-	__u64 t0, fired, dt, best, bound = 50 * MS + slack(10 * MS), fastest_fired = 0;
-	__u64 exact = 60 * MS;
-	int i;
-
-	for_each_timing_try(i, best, bound < exact ? bound : exact) {
-		uk = kevent_timer(10 * MS, 0);
+		uk = kevent_timer(period, 0);
 		fired = 0;
 		t0 = now_ns();
 		ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_ADD, 1, &uk));
-		while (fired < 5) {
+		while (fired < n) {
 			ASSERT_EQ(1, kevent_get_events(self->fd, 1, 1, 1000 * MS, &ev, 0));
+			EXPECT_EQ(KEVENT_TIMER, ev.type);
+			EXPECT_EQ(KEVENT_TIMER_FIRED, ev.event);
+			EXPECT_EQ(0U, ev.id.raw[0]);
+			EXPECT_EQ(period, ev.id.raw[1]);
+			EXPECT_EQ(KEVENT_RET_DONE, ev.ret_flags);
+			EXPECT_LE(1U, ev.ret_data[0]);
 			fired += ev.ret_data[0];
 		}
 		dt = now_ns() - t0;
-		/* At least 5, and no more than the periods that passed. */
-		EXPECT_LE(5U, fired);
-		EXPECT_GE(dt / (10 * MS), fired);
-		EXPECT_LE(50 * MS, dt);
+		/* At least N, and no more than the periods that passed. */
+		EXPECT_LE(n, fired);
+		EXPECT_GE(dt / period, fired);
+		EXPECT_LE(n * period, dt);
 		if (dt < best)
 			fastest_fired = fired;
 		best = fastest(best, dt, bound);
 		ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, 1, &uk));
 	}
-	EXPECT_GT(bound, best) TH_LOG("5 periods took %llu ns", best);
-	/* Exactly 5 expirations, in the fastest try, when it had no sixth. */
+	EXPECT_GT(bound, best) TH_LOG("%llu periods took %llu ns", n, best);
+	/* Exactly N, in the fastest try, when it had no period more. */
 	if (best < exact) {
-		EXPECT_EQ(5U, fastest_fired);
+		EXPECT_EQ(n, fastest_fired);
 	} else {
 		TH_LOG("no try under %llu ns: the exact count is not judged", exact);
 	}
