@@ -38,7 +38,8 @@ build_for() {	# config: the UML flavour of a guard's Config: line
 # Run the guarded test through its stage script; print its verdict: HUNG
 # or REPORT from the layer's status file (lib.sh's layer_status), else
 # kunit_tool's status of the test in the layer's JSON (PASS, FAIL...,
-# MISSING when it never reported).
+# MISSING when it never reported, NOTFOUND when it never reported and
+# its program or suite ran no test at all: a Test: line that names nothing).
 run_guarded() {	# name test
 	local name=$1 test=$2 json=$log/$1.json layer suite t
 	rm -f "$json"
@@ -70,7 +71,12 @@ run_guarded() {	# name test
 	case $(layer_status $layer) in
 	hung) echo HUNG ;;
 	report) echo REPORT ;;
-	*) "$PYTHON" "$REPO/scripts/guard_status.py" "$json" "$suite" "$t" ;;
+	*)
+		t=$("$PYTHON" "$REPO/scripts/guard_status.py" "$json" "$suite" "$t")
+		# No result, and kunit_tool saw the program or suite run no test.
+		[ "$t" = MISSING ] && grep -q 'NO TESTS RUN' "$log/$name.run.log" &&
+			t=NOTFOUND
+		echo "$t" ;;
 	esac
 }
 
@@ -107,6 +113,7 @@ prove() {	# guard-file name config test
 		HUNG) result="failed as expected (the boot hung)" ;;
 		REPORT) result="failed as expected (a kernel report in the log)" ;;
 		MISSING) result="failed as expected (no result: crashed, see $log/$name.run.log)" ;;
+		NOTFOUND) result="no such test: nothing ran (see the Test: line)"; bad=1 ;;
 		*) result="failed as expected ($status)" ;;
 		esac
 	fi

@@ -480,7 +480,7 @@ struct kevent_batch {
 	u64		pass;
 	unsigned int	copied;
 	unsigned int	n;
-	bool		more;	/* gave up on not-ready kevents: the pass has more */
+	bool		more;	/* gave up early: the pass may have more */
 	struct kevent	*k[KEVENT_DELIVER_BATCH];
 	unsigned int	gen[KEVENT_DELIVER_BATCH];
 	struct ukevent	uk[KEVENT_DELIVER_BATCH];
@@ -546,10 +546,11 @@ static bool kevent_snapshot(struct kevent_batch *b, unsigned int i,
  * each brought up to date by its storage and snapshotted for the copy.
  * Called with ctl_mutex held, which keeps them alive as long as it is
  * held; the final ones (ONESHOT, broken), which the caller removes, get a
- * reference each.  Returns how many, 0 when none is ready.  A batch gives
- * up after 2 * KEVENT_DELIVER_BATCH kevents that were not ready at
- * delivery (a re-check that ->poll answered "no"), with @b->more set:
- * the pass may still hold ready ones behind them, for the next batch.
+ * reference each.  Returns how many, 0 when none is ready.  A batch
+ * gives up after taking 2 * KEVENT_DELIVER_BATCH kevents, at least half
+ * of them dropped as not ready at delivery (a re-check that ->poll
+ * answered "no"), with @b->more set: the pass may still hold ready ones
+ * behind them, for the next batch.
  *
  * A pass takes kevents off the ready list and snapshots them under one
  * irq-off section.  Only a kevent whose storage has work in ->deliver (a
@@ -563,7 +564,10 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 				      struct kevent_batch *b, unsigned int max,
 				      u64 *pass)
 {
-	/* Kevents found not ready by ->deliver: at most this many per batch. */
+	/*
+	 * Kevents taken, kept or dropped as not ready by ->deliver: at most
+	 * this many per batch.
+	 */
 	unsigned int tries = 2 * KEVENT_DELIVER_BATCH;
 	unsigned int i, got, base;
 	unsigned long late;
@@ -573,7 +577,6 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 	lockdep_assert_held(&u->ctl_mutex);
 	max = min_t(unsigned int, max, KEVENT_DELIVER_BATCH);
 	b->n = 0;
-	b->more = false;
 	while (b->n < max && tries) {
 		/* The kevents of this pass land in b->k[base...]. */
 		base = b->n;
@@ -827,10 +830,10 @@ static unsigned long kevent_copy_nofault(void __user *to, const void *from,
 /*
  * Deliver up to @max ready kevents of the collection pass *@pass to @buf
  * (one batch).  Returns how many were
- * copied; 0 when none was ready; -EAGAIN when none was, but the batch
- * gave up on not-ready kevents before the pass's end (the caller goes
- * on); -EFAULT when the first copy faulted (the kevent stays ready),
- * -EINTR on a signal while waiting for ctl_mutex.
+ * copied; 0 when none was ready, with *@more set when the batch gave up
+ * on not-ready kevents before the pass's end (the caller goes on);
+ * -EFAULT when the first copy faulted (the kevent stays ready), -EINTR on
+ * a signal while waiting for ctl_mutex.
  *
  * The batch is copied while ctl_mutex is still held, with page faults
  * disabled (as epoll copies under ep->mtx, but it may take the fault): no
@@ -840,13 +843,14 @@ static unsigned long kevent_copy_nofault(void __user *to, const void *from,
  */
 static long kevent_deliver_to_buf(struct kevent_user *u,
 				  struct ukevent __user *buf, unsigned int max,
-				  u64 *pass)
+				  u64 *pass, bool *more)
 {
 	struct kevent_batch b;
 	unsigned long left = 0;
 	unsigned int copied;
 	unsigned int n;
 
+	*more = false;
 	if (kevent_collect_lock(&u->ctl_mutex))
 		return -EINTR;
 	kevent_orphans_finish(u);
@@ -859,8 +863,9 @@ static long kevent_deliver_to_buf(struct kevent_user *u,
 			kevent_batch_hold(&b);
 	}
 	kevent_queue_unlock(u);
+	*more = b.more;
 	if (!n)
-		return b.more ? -EAGAIN : 0;
+		return 0;
 	copied = n;
 	if (left) {
 		left = copy_to_user(buf, b.uk, n * sizeof(b.uk[0]));
@@ -993,6 +998,7 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 	struct kevent_pass p;
 	ktime_t deadline = 0;
 	unsigned int num;
+	bool more;
 	long ret;
 	int err;
 
@@ -1006,8 +1012,9 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 		kevent_pass_init(&p);
 		while (num < max_nr && kevent_user_ready_num(u)) {
 			ret = kevent_deliver_to_buf(u, buf + num, max_nr - num,
-						    &p.pass);
-			if (ret == -EAGAIN) {
+						    &p.pass, &more);
+			/* Only kevents not ready at delivery: go on. */
+			if (!ret && more) {
 				if (!kevent_pass_goes_on(&p))
 					break;
 				continue;
@@ -1149,7 +1156,7 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 		}
 		kevent_queue_unlock(u);
 		if (!n) {
-			/* Only kevents not ready at delivery: the pass goes on. */
+			/* Only kevents not ready at delivery: go on. */
 			if (b.more && kevent_pass_goes_on(&p))
 				continue;
 			break;

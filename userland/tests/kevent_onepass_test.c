@@ -227,10 +227,15 @@ TEST(hangup_reaches_every_wakeup_one_queue)
  * many come first.  A signal wakes every signalfd of the process without
  * a key, so each signalfd's kevent is queued for a re-check by ->poll,
  * which finds its own signal (SIGUSR2) not pending.  One delivery batch
- * gives up after 2 x 16 such kevents, and the pass must go on to the
- * next batch, not end with nothing.  Both ways of collecting.
+ * gives up after taking 2 x 16 kevents, and the pass must go on to the
+ * next batch, not end with nothing.  Both ways of collecting.  A pass
+ * may still end at its time budget (10 ms): a call that returned nothing
+ * after that long on a slow host skips the test, rather than fail it.
  */
-#define STALE	100
+#define STALE		40
+#define STALE_RING	16	/* the ring's slots */
+#define STALE_NUM	8	/* what a call may take */
+#define PASS_BUDGET	(10 * MS)	/* KEVENT_PASS_NS */
 
 FIXTURE(stale) {
 	int q, p[2], sfd[STALE];
@@ -260,9 +265,9 @@ FIXTURE_SETUP(stale)
 	ASSERT_LE(0, self->q);
 	self->r = NULL;
 	if (variant->ring) {
-		self->r = ring_alloc(16, &self->len);
+		self->r = ring_alloc(STALE_RING, &self->len);
 		ASSERT_NE(NULL, self->r);
-		ASSERT_EQ(0, kevent_ring_init(self->q, self->r, 16));
+		ASSERT_EQ(0, kevent_ring_init(self->q, self->r, STALE_RING));
 	}
 	for (i = 0; i < STALE; i++) {
 		self->sfd[i] = signalfd(-1, &usr2, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -295,31 +300,39 @@ FIXTURE_TEARDOWN(stale)
 static int stale_collect(int q, const struct kevent_ring *r,
 			 struct ukevent *uk)
 {
-	struct ukevent buf[8];
+	struct ukevent buf[STALE_NUM];
 	int n;
 
 	memset(buf, 0, sizeof(buf));
 	if (!r) {
-		n = kevent_get_events(q, 0, 8, 0, buf, 0);
+		n = kevent_get_events(q, 0, STALE_NUM, 0, buf, 0);
 		*uk = buf[0];
 		return n;
 	}
-	n = kevent_wait(q, 8, 0);
+	n = kevent_wait(q, STALE_NUM, 0);
 	if (n > 0)
-		*uk = r->event[(r->ring_kidx - n + 16) % 16];
+		*uk = r->event[(r->ring_kidx - n + STALE_RING) % STALE_RING];
 	return n;
 }
 
 TEST_F(stale, not_ready_at_delivery_do_not_hide_a_ready_one)
 {
 	struct ukevent uk;
+	__u64 t0, dt;
 	char c;
+	int n;
 
 	/* The stale ones first, then the ready one behind them. */
 	ASSERT_EQ(0, kill(getpid(), SIGUSR1));
 	ASSERT_EQ(1, write(self->p[1], "x", 1));
 	memset(&uk, 0, sizeof(uk));
-	EXPECT_EQ(1, stale_collect(self->q, self->r, &uk));
+	t0 = now_ns();
+	n = stale_collect(self->q, self->r, &uk);
+	dt = now_ns() - t0;
+	if (n == 0 && dt >= PASS_BUDGET)
+		SKIP(return, "the pass ran out of its budget (%llu ns)",
+		     (unsigned long long)dt);
+	EXPECT_EQ(1, n);
 	EXPECT_EQ(KEVENT_POLL, uk.type);
 	EXPECT_EQ(self->p[0], (int)uk.id.raw[0]);
 	EXPECT_EQ(KEVENT_RET_DONE, uk.ret_flags);
