@@ -8,6 +8,7 @@
 #include <linux/uaccess.h>
 #include <linux/sched/user.h>
 #include <linux/debug_locks.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -854,6 +855,101 @@ static void kevent_returned_kevent_not_taken_twice_in_one_call(struct kunit *tes
 }
 
 /*
+ * Kevents not ready at delivery do not end a pass.  @stale kevents of
+ * origin 0, each queued for a re-check that finds nothing (->deliver
+ * answers "not ready"), then origin 1's, ready, behind them.  ->deliver
+ * runs only for re-checks, as the file storages'.
+ */
+static void kt_stale_ahead(struct kunit *test, struct kt_ctx *c,
+			   unsigned int stale)
+{
+	struct ukevent uk = kt_uk(0, EV_A, 0);
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, kt_register(true, false), 0);
+	mutex_lock(&c->u->ctl_mutex);
+	for (i = 0; i < stale; i++) {
+		uk.id.raw[1] = i;
+		KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, c->u), 0);
+	}
+	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 1, EV_A, 0), 0);
+	c->origin[0].ready = KEVENT_RECHECK;
+	c->origin[0].not_ready_at_delivery = true;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	c->origin[1].ready = KEVENT_READY;
+	c->origin[1].ret_data0 = 7;
+	kevent_storage_ready(&c->origin[1].st, NULL, EV_A);
+	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(c->u), stale + 1);
+}
+
+/* The ready kevent behind, and only it, in @out[0] of @n. */
+static void kt_expect_the_ready_one(struct kunit *test, struct ukevent *out,
+				    long n)
+{
+	KUNIT_EXPECT_EQ(test, n, 1L);
+	KUNIT_EXPECT_EQ(test, out[0].id.raw[0], 1U);
+	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
+	KUNIT_EXPECT_EQ(test, out[0].ret_data[0], 7U);
+}
+
+/* Two batches' worth ahead: a call that does not wait still returns it. */
+static void kevent_not_ready_at_delivery_do_not_end_the_pass(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[8];
+
+	kt_stale_ahead(test, c, 80);
+	kt_expect_the_ready_one(test, out, kt_get(test, c, out, 8));
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 8), 0L);
+}
+
+static void kt_slow_recheck(void *origin)
+{
+	mdelay(1);
+}
+
+/*
+ * The pass still ends at its time budget (KEVENT_PASS_NS, 10 ms): with
+ * re-checks of 1 ms each, after two batches of 32, and returns nothing
+ * yet; what it did not reach stays ready, for the next call.
+ */
+static void kevent_not_ready_at_delivery_pass_ends_at_budget(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[8];
+
+	kt_stale_ahead(test, c, 80);
+	c->origin[0].in_deliver = kt_slow_recheck;
+	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 8), 0L);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 80U - 64U + 1U);
+	kt_expect_the_ready_one(test, out, kt_get(test, c, out, 8));
+	c->origin[0].in_deliver = NULL;
+}
+
+/* ... and at a signal: a call that would wait returns -EINTR. */
+static void kevent_not_ready_at_delivery_pass_ends_at_signal(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	unsigned long buf = kt_user_mem(test, 8 * sizeof(struct ukevent));
+	struct ukevent out[8];
+	long ret;
+
+	KUNIT_ASSERT_NE(test, buf, 0UL);
+	kt_stale_ahead(test, c, 40);
+	allow_signal(SIGUSR1);
+	send_sig(SIGUSR1, current, 0);
+	ret = kevent_user_get_events(c->u, 1, 8, NSEC_PER_SEC,
+				     (struct ukevent __user *)buf, false);
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+	KUNIT_EXPECT_EQ(test, ret, (long)-EINTR);
+	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 40U - 32U + 1U);
+	kt_expect_the_ready_one(test, out, kt_get(test, c, out, 8));
+}
+
+/*
  * A collector killed while another caller holds ctl_mutex (as a ->poll
  * that sleeps would) after it copied a ONESHOT kevent out: the kevent is
  * removed all the same, by the holder as it unlocks; none stays in the
@@ -956,6 +1052,9 @@ static struct kunit_case kevent_core_cases[] = {
 	KUNIT_CASE(kevent_level_requeued_during_delivery_not_sent_empty),
 	KUNIT_CASE(kevent_killed_collector_leaves_none_detached),
 	KUNIT_CASE(kevent_returned_kevent_not_taken_twice_in_one_call),
+	KUNIT_CASE(kevent_not_ready_at_delivery_do_not_end_the_pass),
+	KUNIT_CASE(kevent_not_ready_at_delivery_pass_ends_at_budget),
+	KUNIT_CASE(kevent_not_ready_at_delivery_pass_ends_at_signal),
 	{}
 };
 

@@ -70,7 +70,7 @@ static int kt_deliver(struct kevent *k)
 
 	if (o->in_deliver)
 		o->in_deliver(o);
-	return 1;
+	return o->not_ready_at_delivery ? 0 : 1;
 }
 
 static const struct kevent_callbacks kt_callbacks = {

@@ -26,6 +26,8 @@ struct kt_origin {
 	bool			*removed;
 	/* When set, ->deliver calls it with the origin (inside a delivery). */
 	void			(*in_deliver)(void *origin);
+	/* ->deliver answers "not ready" (a re-check that found nothing). */
+	bool			not_ready_at_delivery;
 };
 
 struct kt_ctx {
