@@ -1013,15 +1013,13 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 		while (num < max_nr && kevent_user_ready_num(u)) {
 			ret = kevent_deliver_to_buf(u, buf + num, max_nr - num,
 						    &p.pass, &more);
-			/* Only kevents not ready at delivery: go on. */
-			if (!ret && more) {
-				if (!kevent_pass_goes_on(&p))
-					break;
-				continue;
-			}
 			if (ret < 0 && !num)
 				return ret;
-			if (ret <= 0)
+			/*
+			 * Nothing copied ends the pass, unless the batch gave
+			 * up on kevents not ready at delivery.
+			 */
+			if (ret < 0 || (!ret && !more))
 				break;
 			num += ret;
 			if (num >= max_nr || !kevent_pass_goes_on(&p))
@@ -1155,12 +1153,12 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 				kevent_batch_hold(&b);
 		}
 		kevent_queue_unlock(u);
-		if (!n) {
-			/* Only kevents not ready at delivery: go on. */
-			if (b.more && kevent_pass_goes_on(&p))
-				continue;
+		/*
+		 * Nothing taken ends the pass, unless the batch gave up on
+		 * kevents not ready at delivery.
+		 */
+		if (!n && !b.more)
 			break;
-		}
 		if (i < n) {
 			kidx = u->kidx;
 			i = kevent_ring_copy(u, &b, &kidx, false);
