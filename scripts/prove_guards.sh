@@ -41,7 +41,7 @@ build_for() {	# config: the UML flavour of a guard's Config: line
 # MISSING when it never reported, NOTFOUND when it never reported and
 # its program or suite ran no test at all: a Test: line that names nothing).
 run_guarded() {	# name test
-	local name=$1 test=$2 json=$log/$1.json layer suite t
+	local name=$1 test=$2 json=$log/$1.json layer suite t status
 	rm -f "$json"
 	case $test in
 	user:*)
@@ -72,11 +72,11 @@ run_guarded() {	# name test
 	hung) echo HUNG ;;
 	report) echo REPORT ;;
 	*)
-		t=$("$PYTHON" "$REPO/scripts/guard_status.py" "$json" "$suite" "$t")
+		status=$("$PYTHON" "$REPO/scripts/guard_status.py" "$json" "$suite" "$t")
 		# No result, and kunit_tool saw the program or suite run no test.
-		[ "$t" = MISSING ] && grep -q 'NO TESTS RUN' "$log/$name.run.log" &&
-			t=NOTFOUND
-		echo "$t" ;;
+		[ "$status" = MISSING ] && grep -q 'NO TESTS RUN' "$log/$name.run.log" &&
+			status=NOTFOUND
+		echo "$status" ;;
 	esac
 }
 

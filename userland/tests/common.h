@@ -5,11 +5,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <stdbool.h>
-#include <stdlib.h>
 #include "../kevent.h"
 
 #define MS	1000000ULL
