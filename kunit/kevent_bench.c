@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
- * KUnit suite bench_kevent: kevent's delivery against epoll's, measured
+ * KUnit suite kevent_bench: kevent's delivery against epoll's, measured
  * inside the kernel (a system call into UML costs about 110 us of host
- * ptrace round trips; code inside it runs natively).  Not a test: the
- * default runs filter 'kevent*' and never run it; ./run_tests.sh --bench
- * does (scripts/run_bench.sh, CONFIG_KEVENT_BENCH).
+ * ptrace round trips; code inside it runs natively).  Not a test: its
+ * speed attribute is very_slow, the test runs filter with
+ * 'speed>very_slow' (which keeps kevent_concurrency's slow cases) and
+ * never run it; ./run_tests.sh --bench does (scripts/run_bench_kernel.sh,
+ * CONFIG_KEVENT_BENCH).
  *
  * pipes: N pipes watched by one reader, K of them made readable per
  * round by kernel_write() of one byte on the write end, then collected
@@ -1041,24 +1043,25 @@ static void bench_timers(struct kunit *test)
 	bench_timers_timerfd(b, t);
 }
 
-static struct kunit_case bench_kevent_cases[] = {
+static struct kunit_case kevent_bench_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(bench_pipes, bench_n_gen_params,
-			      { .speed = KUNIT_SPEED_SLOW }),
+			      { .speed = KUNIT_SPEED_VERY_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(bench_timers, bench_t_gen_params,
-			      { .speed = KUNIT_SPEED_SLOW }),
+			      { .speed = KUNIT_SPEED_VERY_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(bench_sleep, bench_sleep_n_gen_params,
-			      { .speed = KUNIT_SPEED_SLOW }),
+			      { .speed = KUNIT_SPEED_VERY_SLOW }),
 	{}
 };
 
 /*
- * Not 'kevent*': kunit_tool's filter of the test runs does not match it,
- * only ./run_tests.sh --bench runs it.
+ * Very slow (minutes): the test runs filter it out (kunit.filter
+ * 'speed>very_slow'), only ./run_tests.sh --bench runs it.
  */
-static struct kunit_suite bench_kevent_suite = {
-	.name = "bench_kevent",
-	.test_cases = bench_kevent_cases,
+static struct kunit_suite kevent_bench_suite = {
+	.name = "kevent_bench",
+	.test_cases = kevent_bench_cases,
+	.attr.speed = KUNIT_SPEED_VERY_SLOW,
 };
-kunit_test_suite(bench_kevent_suite);
+kunit_test_suite(kevent_bench_suite);
 
 MODULE_LICENSE("GPL");

@@ -50,6 +50,13 @@ RESULTS=$WORK/results			# KTAP, logs, JSON of the last run
 GCOV_DATA=$RESULTS/gcov			# the boots' .gcda files (gcov_boot)
 LIBEVENT_WORK=$WORK/libevent		# libevent's source, build and results (--libevent)
 KUNIT_PY=$TREE/tools/testing/kunit/kunit.py
+# The KUnit suites of the test runs: kevent's, less the very slow ones (the
+# benchmark, kevent_bench: ./run_tests.sh --bench).  kunit_tool takes them
+# as a glob and --filter; a boot without kunit_tool, as kunit.filter_glob
+# and kunit.filter (KUNIT_BOOT_ARGS).
+KUNIT_TESTS='kevent*'
+KUNIT_FILTER='speed>very_slow'
+KUNIT_BOOT_ARGS=("kunit.filter_glob=$KUNIT_TESTS" "kunit.filter=$KUNIT_FILTER")
 JOBS=${JOBS:-$(nproc)}
 # kbuild asks the compiler the same 27 questions at every make (1.9 s of
 # a 7.3 s relink): kernel/patches/0013 keeps the answers in the build dir.

@@ -1,18 +1,19 @@
 #!/bin/bash
-# Run the in-kernel benchmark, the KUnit suite bench_kevent
+# Run the in-kernel benchmark, the KUnit suite kevent_bench
 # (kunit/kevent_bench.c), through kunit_tool in the build without
 # coverage, and turn its '# bench:' lines into Markdown tables with
 # bench_kernel.py.  Results: $RESULTS/bench/kernel.{log,csv,md}.
-# $1: an optional glob within the suite (e.g. 'bench_kevent.bench_pipes').
-# BENCH_RUNS=N boots it N times (default 1), one after the other: the
-# tables then give, for every figure and ratio, the median over the runs
-# of each run's own (kernel-1.log ... kernel-N.log are kept).
+# $1: an optional glob within the suite (e.g. 'kevent_bench.bench_pipes').
+# BENCH_RUNS=N boots it N times (default 9), one after the other: the
+# tables give, for every figure and ratio, the median over the runs of
+# each run's own, and the validity gate needs 5 runs or more
+# (kernel-1.log ... kernel-N.log are kept).
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ "$KEVENT_FLAVOUR" = nocov ] || die "the benchmark runs in the build without coverage (KEVENT_FLAVOUR=nocov)"
-runs=${BENCH_RUNS:-1}
+runs=${BENCH_RUNS:-9}
 case $runs in
 ''|*[!0-9]*) die "BENCH_RUNS must be a number of runs (1 or more), not '$runs'" ;;
 esac
@@ -29,7 +30,7 @@ for i in $(seq 1 "$runs"); do
 	[ "$runs" = 1 ] || say "in-kernel benchmark: run $i of $runs"
 	set +e
 	"$PYTHON" "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${BENCH_TIMEOUT:-1800}" \
-		"${1:-bench_kevent}" | tee "$out/kernel-parsed.txt" >&3
+		"${1:-kevent_bench}" | tee "$out/kernel-parsed.txt" >&3
 	rc=${PIPESTATUS[0]}
 	set -e
 	cp "$BUILD/test.log" "$out/kernel.log"

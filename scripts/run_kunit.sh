@@ -5,13 +5,13 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-filter=${1:-'kevent*'}
+glob=${1:-$KUNIT_TESTS}
 mkdir -p "$RESULTS"
 clear_status kunit
 gcov_boot kunit
 set +e
 "$PYTHON" "$KUNIT_PY" exec --arch um --build_dir "$BUILD" --timeout "${KUNIT_TIMEOUT:-600}" \
-	--json="$RESULTS/kunit.json" "$filter" | tee "$RESULTS/kunit-parsed.txt"
+	--filter "$KUNIT_FILTER" --json="$RESULTS/kunit.json" "$glob" | tee "$RESULTS/kunit-parsed.txt"
 rc=${PIPESTATUS[0]}
 set -e
 cp "$BUILD/test.log" "$RESULTS/kunit-console.log" 2>/dev/null || true

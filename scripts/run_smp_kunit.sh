@@ -2,13 +2,13 @@
 # Run the KUnit suites in the x86_64 SMP kernel through kunit_tool: QEMU,
 # 4 vCPUs under multi-threaded TCG (configs/qemu_x86_64_smp.py).  The log
 # must show every vCPU online and no splat (scripts/check_smp_log.sh).
-# $1: an optional suite/test glob (default 'kevent*').  KCSAN=1: the
+# $1: an optional suite/test glob (default $KUNIT_TESTS, lib.sh).  KCSAN=1: the
 # KCSAN variant.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-filter=${1:-'kevent*'}
+glob=${1:-$KUNIT_TESTS}
 command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (./run_tests.sh --smp does)"
 [ -f "$BZIMAGE" ] || die "no x86_64 kernel at $BZIMAGE: run scripts/build_smp.sh first"
@@ -25,7 +25,7 @@ kargs=()
 	kargs=(--kernel_args kcsan.skip_watch=100 --kernel_args kcsan.interrupt_watcher=1)
 "$PYTHON" "$KUNIT_PY" exec --arch x86_64 --qemu_config "$QEMU_CONFIG" \
 	--build_dir "$SMP_BUILD" --timeout "${SMP_KUNIT_TIMEOUT:-600}" \
-	"${kargs[@]}" --json="$RESULTS/smp-kunit.json" "$filter" | tee "$RESULTS/$SMP_TAG-kunit-parsed.txt"
+	"${kargs[@]}" --filter "$KUNIT_FILTER" --json="$RESULTS/smp-kunit.json" "$glob" | tee "$RESULTS/$SMP_TAG-kunit-parsed.txt"
 rc=${PIPESTATUS[0]}
 set -e
 cp "$SMP_BUILD/test.log" "$log" 2>/dev/null || true

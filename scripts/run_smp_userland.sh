@@ -26,7 +26,7 @@ clear_status smp-userland
 export KEVENT_QEMU_INITRD=$USERLAND_OUT/initramfs.cpio KEVENT_QEMU_RESULTS=$ktap
 read -ra extra <<< "${USERLAND_ARGS:-}"
 mapfile -d '' cmd < <("$PYTHON" "$REPO/scripts/qemu_cmd.py" "$(dirname "$KUNIT_PY")" \
-	"$QEMU_CONFIG" "$SMP_BUILD" kunit.filter_glob='kevent*' \
+	"$QEMU_CONFIG" "$SMP_BUILD" "${KUNIT_BOOT_ARGS[@]}" \
 	KEVENT_KMEMLEAK=1 KEVENT_REBOOT=1 KEVENT_TOLERANCE_SCALE="${SMP_TOLERANCE_SCALE:-5}" \
 	KEVENT_RESULTS=/dev/ttyS1 KEVENT_TIMEOUT=$((timeout / 4)) "${extra[@]}")
 [ ${#cmd[@]} -gt 0 ] || die "cannot make the QEMU command from $QEMU_CONFIG"

@@ -53,7 +53,7 @@ boot_part() {	# part
 	local dir=$hostfs/$1 rc=0 args=(kunit.enable=0) share=KEVENT_PART=$1/$parts
 
 	if [ "${DEBUG_CONFIG:-0}" = 1 ]; then
-		[ "$1" = 0 ] && args=(kunit.filter_glob='kevent*')
+		[ "$1" = 0 ] && args=("${KUNIT_BOOT_ARGS[@]}")
 		args+=(KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE=5)
 	fi
 	[ ${#shares[@]} = "$parts" ] && share=KEVENT_PROGRAMS=${shares[$1]}
