@@ -237,7 +237,7 @@ fi
 if [ $bench = 1 ]; then
 	case $bench_which in
 	kernel|all)
-		stage "in-kernel benchmark (about 2 minutes)"
+		stage "in-kernel benchmark (about 50 s a boot, ${BENCH_RUNS:-9} boots)"
 		"$REPO/scripts/run_bench_kernel.sh" || exit 1 ;;
 	user) ;;
 	*) die "--bench takes kernel, user or all, not '$bench_which'" ;;

@@ -474,8 +474,11 @@ static s64 bench_paired_median(s64 *v, const struct bench_fig *f,
  * repetition) within BENCH_GATE_NS, or BENCH_GATE_COLD_NS at N = 10000
  * where every object is cache-cold.  A benchmark that cannot tell two
  * equal things apart cannot tell kevent from epoll by less than that:
- * a run whose gate fails prints valid=no, and its figures are used for
- * nothing (scripts/bench_kernel.py marks them INVALID).
+ * valid=no says this boot's difference is out of bounds.  The gate
+ * itself is over several boots (scripts/bench_kernel.py): the median of
+ * the boots' differences must be within the bound, since what one boot
+ * fixes (where its objects land in the cache) moves a boot's difference
+ * by about the bound, with a sign that changes from boot to boot.
  */
 #define BENCH_GATE_NS		20	/* tenths: 2 ns */
 #define BENCH_GATE_COLD_NS	50	/* 5 ns */

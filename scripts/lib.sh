@@ -27,8 +27,8 @@
 #   USERLAND_PARTS=N      the user-space boots side by side (default 2,
 #                         1 on one CPU)
 #   SMP_TOLERANCE_SCALE=N timing bounds of the user tests on QEMU, x N
-#   BENCH_RUNS=N          boots of the in-kernel benchmark (default 1),
-#                         their figures folded into medians
+#   BENCH_RUNS=N          boots of the in-kernel benchmark (default 9,
+#                         the gate needs 5), folded into medians
 #   KEVENT_QEMU_CPUS=N    the vCPUs check_smp_log.sh expects (default 4)
 #   FUZZ_OPS, FUZZ_TIME, FUZZ_REDUCE, FUZZ_REDUCE_BOOTS,
 #   FUZZ_COVERAGE_TIME    the fuzzer's budget (run_fuzz.sh, fuzz_reduce.sh)

@@ -324,23 +324,67 @@ class BenchKernel(unittest.TestCase):
                 f't1_get={t1} t2_get=0.923 t2_ring=0.846 t3=- whole_get=0.968 '
                 f'gate_diff={diff} gate_limit=2.0 valid={valid}\n')
 
-    def test_a_run_whose_gate_failed_is_used_for_nothing(self):
-        rows = (bench_kernel.parse_paired(self.paired('1.100', '0.5', 'yes'), 1) +
-                bench_kernel.parse_paired(self.paired('0.500', '-3.5', 'no'), 2) +
-                bench_kernel.parse_paired(self.paired('1.300', '1.0', 'yes'), 3))
-        md = bench_kernel.gated_tables(rows, [])
-        self.assertIn('INVALID run 2: kevent_get_events and kevent_ring disagree '
-                      'at N=1000 K=16 (-3.5 ns, limit 2)', md)
-        self.assertIn('validity gate: 2 of 3 runs passed', md)
-        # T1 of runs 1 and 3 only: median of 1.1 and 1.3; T3 had none.
+    def gated(self, diffs, t1s=None):
+        t1s = t1s or ['1.100'] * len(diffs)
+        rows = []
+        for run, (d, t1) in enumerate(zip(diffs, t1s), 1):
+            valid = 'yes' if abs(float(d)) <= 2 else 'no'
+            rows += bench_kernel.parse_paired(self.paired(t1, d, valid), run)
+        return bench_kernel.gated_tables(rows, [])
+
+    def test_the_gate_is_the_median_over_the_runs(self):
+        # Two runs of five miss the limit on their own, with opposite
+        # signs: the median over the runs (0.5) holds it.
+        md = self.gated(['0.5', '-3.5', '1.0', '3.0', '-0.2'],
+                        ['1.100', '1.250', '1.300', '1.200', '1.150'])
+        self.assertIn('  N=1000 K=16: +0.5 [', md)
+        self.assertIn('ns, limit 2: ok', md)
+        self.assertIn("runs whose own gate held in every (N, K): 3 of 5", md)
+        self.assertIn('validity gate: passed', md)
         row = self.line(md, '| 1000 | 16 |').split(' | ')
-        self.assertEqual(row[10], '1.20')
-        self.assertEqual(row[13], '-')
-        md = bench_kernel.gated_tables(rows[1:2], [])
-        self.assertIn('0 of 1 runs passed: INVALID', md)
+        self.assertEqual(row[10], '1.20')   # T1: the median of five
+        self.assertEqual(row[13], '-')      # T3 had no figure
+        self.assertFalse(row[-1].endswith('INVALID'))
+        # T1's interval lies above its limit of 1.0 at K = 16.
+        self.assertRegex(md, r'\| 1000 \| 16 \| T1 own notify get/epoll \| '
+                         r'1\.20 \| \[1\.\d\d, 1\.\d\d\] \| 1\.0 \| missed \|')
+
+    def test_a_gate_that_fails_over_the_runs_leaves_nothing_usable(self):
+        md = self.gated(['2.5', '-3.5', '3.0', '2.8', '0.2'])
+        self.assertIn('N=1000 K=16: +2.5 [', md)
+        self.assertIn('limit 2: FAILS', md)
+        self.assertIn('validity gate: INVALID, no figure below may be used', md)
         self.assertTrue(self.line(md, '| 1000 | 16 |').endswith(' INVALID'))
+
+    def test_one_run_cannot_pass_the_gate(self):
+        md = self.gated(['0.1'])
+        self.assertIn('N=1000 K=16: +0.1 ns, from 1 run (5 needed), limit 2: FAILS', md)
+        self.assertIn('validity gate: INVALID, 1 run (BENCH_RUNS=5 or more)', md)
         with self.assertRaisesRegex(bench_kernel.BenchError, 'L:1: a garbled'):
             bench_kernel.parse_paired('# bench-paired: shape=pipes N=1\n', 1, 'L')
+
+    def test_a_target_is_judged_by_its_interval(self):
+        self.assertEqual(bench_kernel.target_verdict(0.7, 0.79, 0.8), 'met')
+        self.assertEqual(bench_kernel.target_verdict(0.81, 0.9, 0.8), 'missed')
+        self.assertEqual(bench_kernel.target_verdict(0.75, 0.85, 0.8), 'open')
+        self.assertEqual(bench_kernel.target_verdict(None, None, 0.8), 'open')
+        med, lo, hi = bench_kernel.bootstrap([1.0, 2.0, 3.0, 4.0, 5.0], 'x')
+        self.assertEqual(med, 3.0)
+        self.assertTrue(1.0 <= lo < 3.0 < hi <= 5.0)
+        # The same interval whatever the order of the runs.
+        self.assertEqual(bench_kernel.bootstrap([5.0, 3.0, 1.0, 4.0, 2.0], 'x'),
+                         (med, lo, hi))
+
+    def test_every_cell_needs_its_own_five_runs(self):
+        # Five runs, but N = 10 has a figure in one of them only.
+        rows = []
+        for run in range(1, 6):
+            rows += bench_kernel.parse_paired(self.paired('1.1', '0.5', 'yes'), run)
+        rows += bench_kernel.parse_paired(self.paired('1.1', '0.5', 'yes', n=10), 1)
+        md = bench_kernel.gated_tables(rows, [])
+        self.assertIn('N=10 K=16: +0.5 ns, from 1 run (5 needed), limit 2: FAILS', md)
+        self.assertIn('N=1000 K=16: +0.5 [+0.5, +0.5] ns, limit 2: ok', md)
+        self.assertIn('validity gate: INVALID, no figure below may be used', md)
 
     def test_what_it_cannot_read_is_named(self):
         with tempfile.TemporaryDirectory() as d:
