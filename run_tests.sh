@@ -38,6 +38,10 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
                     kevent-bench (against epoll, poll and timerfd, about 11
                     minutes), 'all' (default) both, kernel first; tables
                     and plots go to .work/results/bench/
+  --bench-save DIR  with --bench kernel: save the built kernel to DIR, as
+                    the base of a later comparison, and run nothing
+  --bench-base DIR  with --bench kernel: boot the kernel saved in DIR and
+                    this tree's in turn, and compare them run by run
   --fuzz [SEEDS]    fuzz kevent instead of the tests: kevent-fuzz in the
                     debug UML, one boot per seed (comma-separated; 'time'
                     is the clock; default 1); a finding is reduced and
@@ -79,6 +83,7 @@ shell=0
 guards=0
 bench=0
 bench_which=all
+bench_args=()
 fuzz=
 smp=0
 libevent=0
@@ -98,6 +103,9 @@ while [ $# -gt 0 ]; do
 		bench=1
 		case ${2:-} in kernel|user|all) bench_which=$2; shift ;; esac ;;
 	--bench=*) bench=1; bench_which=${1#*=} ;;
+	--bench-save|--bench-base)
+		[ $# -ge 2 ] || die "$1 needs a directory"
+		bench_args=("--${1#--bench-}" "$2"); shift ;;
 	--fuzz)
 		fuzz=1
 		case ${2:-} in [0-9]*|time*) fuzz=$2; shift ;; esac ;;
@@ -117,6 +125,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $JOBS in ''|*[!0-9]*) die "--jobs wants a positive number, not '$JOBS'" ;; esac
+[ ${#bench_args[@]} = 0 ] || [ $bench = 1 ] ||
+	die "--bench-save and --bench-base go with --bench kernel"
+
 [ -z "$json" ] || json=$(realpath -m "$json")
 export JOBS
 # The UML build: debug (--debug, --fuzz) whatever else is asked, else
@@ -238,7 +249,7 @@ if [ $bench = 1 ]; then
 	case $bench_which in
 	kernel|all)
 		stage "in-kernel benchmark (about 50 s a boot, ${BENCH_RUNS:-9} boots)"
-		"$REPO/scripts/run_bench_kernel.sh" || exit 1 ;;
+		"$REPO/scripts/run_bench_kernel.sh" "${bench_args[@]}" || exit 1 ;;
 	user) ;;
 	*) die "--bench takes kernel, user or all, not '$bench_which'" ;;
 	esac

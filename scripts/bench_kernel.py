@@ -38,9 +38,17 @@ target is 'met' or 'missed' only when its whole interval is on one side
 of the limit.  The '# bench-calibrate:' lines give what a clock
 read, a __put_user and a 640-byte copy cost.
 
-Usage: bench_kernel.py LOG... [--csv FILE] [--md FILE]   (the tables
-also go to standard output; the CSV has one row per run and figure).  A
-LOG ending in .csv is a CSV this script wrote, of one run or several.
+With --base LOG... (a base kernel's logs, its runs booted in turn with
+this kernel's) it compares the two: per (N, K) and figure, the median
+over the pairs of runs of this kernel's figure minus the base's, with
+its interval.  A change shows in the figure of the reader it changes,
+not in a ratio: the readers share the cache, and a change to kevent's
+objects has moved epoll's figure by 20 ns (RESULTS.md, fifth round).
+
+Usage: bench_kernel.py LOG... [--base LOG...] [--csv FILE] [--md FILE]
+(the tables also go to standard output; the CSV has one row per run and
+figure).  A LOG ending in .csv is a CSV this script wrote, of one run or
+several.
 """
 import argparse
 import csv
@@ -452,14 +460,54 @@ def gated_tables(paired, calibrations):
     return '\n'.join(out) + '\n'
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('log', nargs='+', help='kernel logs (one run each) or CSVs this script wrote')
-    ap.add_argument('--csv')
-    ap.add_argument('--md')
-    args = ap.parse_args(argv)
+COMPARED = [('own_get', 'own get'), ('own_ring', 'own ring'),
+            ('own_epoll_et', 'own epoll_et'), ('q_get', 'Q get'),
+            ('q_ring', 'Q ring'), ('q_epoll_et', 'Q epoll_et'),
+            ('t1_get', 'T1'), ('t2_get', 'T2 get'), ('t2_ring', 'T2 ring'),
+            ('t3', 'T3'), ('whole_get', 'whole get/epoll')]
+
+
+def compare(base, new):
+    """This kernel against a base kernel, booted in turn: per (N, K) and
+    figure, the median over the pairs of runs (run i of each, next to each
+    other in time) of new minus base, with its 95% bootstrap interval; *
+    marks an interval that excludes 0.  A change shows in the figure of
+    the reader it changes: the readers share the cache, so a change to
+    one reader's objects can move another's figure, and a ratio with it."""
+    b = {(r['run'], r['N'], r['K']): r for r in base}
+    n = {(r['run'], r['N'], r['K']): r for r in new}
+    pairs = sorted(set(b) & set(n))
+    runs = sorted({p[0] for p in pairs})
+    out = [f'this kernel minus the base, over {plural(len(runs), "pair")} of '
+           'runs: median [95% interval], * when the interval excludes 0 '
+           '(ns per event; the ratios as ratios)', '',
+           '| N | K | ' + ' | '.join(h for _, h in COMPARED) + ' |',
+           '|---:|---:|' + '---|' * len(COMPARED)]
+    for cn, ck in sorted({(p[1], p[2]) for p in pairs}):
+        cells = []
+        for key, _ in COMPARED:
+            d = [n[p][key] - b[p][key] for p in pairs
+                 if p[1:] == (cn, ck) and n[p][key] is not None
+                 and b[p][key] is not None]
+            if not d:
+                cells.append('-')
+                continue
+            med, lo, hi = bootstrap(d, f'compare {key} {cn} {ck}')
+            spec = '+.2f' if key.startswith(('t', 'whole')) else '+.1f'
+            if lo is None:
+                cells.append(format(med, spec))
+                continue
+            star = '*' if lo > 0 or hi < 0 else ''
+            cells.append(f'{med:{spec}} [{lo:{spec}}, {hi:{spec}}]{star}')
+        out.append(f'| {cn} | {ck} | ' + ' | '.join(cells) + ' |')
+    return '\n'.join(out) + '\n'
+
+
+def load(logs):
+    """The figures, paired figures and calibrations of @logs (one run each,
+    numbered in order), or exit with a message."""
     rows, paired, calibrations = [], [], []
-    for log in args.log:
+    for log in logs:
         run = 1 + max((r['run'] for r in rows), default=0)
         try:
             if log.endswith('.csv'):
@@ -474,6 +522,19 @@ def main(argv=None):
         if not got:
             sys.exit(f'bench_kernel.py: no figures ("# bench:" lines or CSV rows) in {log}')
         rows += got
+    return rows, paired, calibrations
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('log', nargs='+', help='kernel logs (one run each) or CSVs this script wrote')
+    ap.add_argument('--csv')
+    ap.add_argument('--md')
+    ap.add_argument('--base', nargs='+', metavar='LOG',
+                    help="a base kernel's logs, booted in turn with LOG...: "
+                    'the tables compare this kernel with it, run by run')
+    args = ap.parse_args(argv)
+    rows, paired, calibrations = load(args.log)
     if args.csv:
         with open(args.csv, 'w', newline='') as f:
             w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction='ignore')
@@ -483,6 +544,14 @@ def main(argv=None):
     gated = gated_tables(paired, calibrations)
     if gated:
         md = gated + '\n' + md
+    if args.base:
+        _, base, _ = load(args.base)
+        if not base or not paired:
+            sys.exit('bench_kernel.py: --base needs "# bench-paired:" lines '
+                     'in both kernels\' logs')
+        md = ('## This kernel against the base\n\n' + compare(base, paired) +
+              '\n## The base kernel\n\n' + gated_tables(base, []) +
+              '\n## This kernel\n\n' + md)
     if args.md:
         with open(args.md, 'w') as f:
             f.write(md)

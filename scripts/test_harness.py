@@ -386,6 +386,26 @@ class BenchKernel(unittest.TestCase):
         self.assertIn('N=1000 K=16: +0.5 [+0.5, +0.5] ns, limit 2: ok', md)
         self.assertIn('validity gate: INVALID, no figure below may be used', md)
 
+    def test_a_kernel_is_compared_with_its_base_run_by_run(self):
+        base, new = [], []
+        for run in range(1, 6):
+            base += bench_kernel.parse_paired(self.paired('1.100', '0.5', 'yes'), run)
+            line = self.paired('1.000', '0.5', 'yes').replace(
+                'own_get=50.0', f'own_get={48.0 - run * 0.1:.1f}')
+            new += bench_kernel.parse_paired(line, run)
+        md = bench_kernel.compare(base, new)
+        self.assertIn('over 5 pairs of runs', md)
+        row = self.line(md, '| 1000 | 16 |').split(' | ')
+        # own get: 2.1 to 2.5 ns less in every pair, so the interval
+        # excludes 0; own ring: no change; T1: 0.10 less; T3: no figure.
+        self.assertEqual(row[2], '-2.3 [-2.5, -2.1]*')
+        self.assertEqual(row[3], '+0.0 [+0.0, +0.0]')
+        self.assertEqual(row[8], '-0.10 [-0.10, -0.10]*')
+        self.assertEqual(row[11], '-')
+        # A run of one kernel without its pair is left out.
+        md = bench_kernel.compare(base, new[:3])
+        self.assertIn('over 3 pairs of runs', md)
+
     def test_what_it_cannot_read_is_named(self):
         with tempfile.TemporaryDirectory() as d:
             other = os.path.join(d, 'other.csv')
