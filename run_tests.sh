@@ -104,7 +104,8 @@ while [ $# -gt 0 ]; do
 		case ${2:-} in kernel|user|all) bench_which=$2; shift ;; esac ;;
 	--bench=*) bench=1; bench_which=${1#*=} ;;
 	--bench-save|--bench-base)
-		[ $# -ge 2 ] || die "$1 needs a directory"
+		[ -n "${2:-}" ] || die "$1 needs a directory"
+		[ ${#bench_args[@]} = 0 ] || die "--bench-save and --bench-base go one at a time, once"
 		bench_args=("--${1#--bench-}" "$2"); shift ;;
 	--fuzz)
 		fuzz=1
@@ -125,7 +126,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $JOBS in ''|*[!0-9]*) die "--jobs wants a positive number, not '$JOBS'" ;; esac
-[ ${#bench_args[@]} = 0 ] || [ $bench = 1 ] ||
+[ ${#bench_args[@]} = 0 ] || { [ $bench = 1 ] && [ "$bench_which" = kernel ]; } ||
 	die "--bench-save and --bench-base go with --bench kernel"
 
 [ -z "$json" ] || json=$(realpath -m "$json")
@@ -248,7 +249,10 @@ fi
 if [ $bench = 1 ]; then
 	case $bench_which in
 	kernel|all)
-		stage "in-kernel benchmark (about 50 s a boot, ${BENCH_RUNS:-9} boots)"
+		boots="${BENCH_RUNS:-9} boots"
+		[ "${bench_args[0]:-}" != --base ] || boots="${BENCH_RUNS:-9} of each kernel"
+		[ "${bench_args[0]:-}" != --save ] || boots="none: save the kernel"
+		stage "in-kernel benchmark (about 50 s a boot, $boots)"
 		"$REPO/scripts/run_bench_kernel.sh" "${bench_args[@]}" || exit 1 ;;
 	user) ;;
 	*) die "--bench takes kernel, user or all, not '$bench_which'" ;;

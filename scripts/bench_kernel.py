@@ -48,7 +48,9 @@ objects has moved epoll's figure by 20 ns (RESULTS.md, fifth round).
 Usage: bench_kernel.py LOG... [--base LOG...] [--csv FILE] [--md FILE]
 (the tables also go to standard output; the CSV has one row per run and
 figure).  A LOG ending in .csv is a CSV this script wrote, of one run or
-several.
+several.  Logs named NAME-N.log (kernel-N.log, base-N.log) are run N,
+so that a base's run pairs with this kernel's run of the same number
+whatever the order of the arguments; other logs are numbered in order.
 """
 import argparse
 import csv
@@ -478,9 +480,14 @@ def compare(base, new):
     n = {(r['run'], r['N'], r['K']): r for r in new}
     pairs = sorted(set(b) & set(n))
     runs = sorted({p[0] for p in pairs})
+    alone = sorted({r['run'] for r in base} ^ {r['run'] for r in new})
     out = [f'this kernel minus the base, over {plural(len(runs), "pair")} of '
            'runs: median [95% interval], * when the interval excludes 0 '
-           '(ns per event; the ratios as ratios)', '',
+           '(ns per event; the ratios as ratios)']
+    if alone:
+        out.append('runs of one kernel only, left out: ' +
+                   ', '.join(str(r) for r in alone))
+    out += ['',
            '| N | K | ' + ' | '.join(h for _, h in COMPARED) + ' |',
            '|---:|---:|' + '---|' * len(COMPARED)]
     for cn, ck in sorted({(p[1], p[2]) for p in pairs}):
@@ -503,12 +510,29 @@ def compare(base, new):
     return '\n'.join(out) + '\n'
 
 
+NUMBERED = re.compile(r'-(\d+)\.log$')
+
+
+def run_numbers(logs):
+    """The run numbers of @logs when each is a log named NAME-N.log with
+    its own N (run_bench_kernel.sh's kernel-N.log and base-N.log), else
+    None: the logs are then numbered in the order given."""
+    found = [NUMBERED.search(log) for log in logs]
+    if not all(found):
+        return None
+    nums = [int(m.group(1)) for m in found]
+    return nums if len(set(nums)) == len(nums) else None
+
+
 def load(logs):
     """The figures, paired figures and calibrations of @logs (one run each,
-    numbered in order), or exit with a message."""
+    numbered by their names, see run_numbers(), or in order), or exit with
+    a message."""
     rows, paired, calibrations = [], [], []
-    for log in logs:
-        run = 1 + max((r['run'] for r in rows), default=0)
+    numbers = run_numbers(logs)
+    for i, log in enumerate(logs):
+        run = (numbers[i] if numbers else
+               1 + max((r['run'] for r in rows), default=0))
         try:
             if log.endswith('.csv'):
                 got = read(log, run)

@@ -20,22 +20,23 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-save='' base=''
+save='' base='' glob=kevent_bench
 while [ $# -gt 0 ]; do
 	case $1 in
 	--save|--base)
-		[ $# -ge 2 ] || die "$1 needs a directory"
+		[ -n "${2:-}" ] || die "$1 needs a directory"
+		[ -z "$save$base" ] || die "--save and --base go one at a time, once"
 		if [ "$1" = --save ]; then save=$2; else base=$2; fi
 		shift ;;
 	-*) die "run_bench_kernel.sh: unknown option $1" ;;
-	*) break ;;
+	*) glob=$1 ;;
 	esac
 	shift
 done
-glob=${1:-kevent_bench}
 
 [ "$KEVENT_FLAVOUR" = nocov ] || die "the benchmark runs in the build without coverage (KEVENT_FLAVOUR=nocov)"
-# What kunit.py exec needs of a build directory to boot it again.
+# What kunit.py exec reads of a build directory to boot it again (linux,
+# .kunitconfig), and the configuration it was built with, for the record.
 saved=(linux .config .kunitconfig)
 if [ -n "$save" ]; then
 	mkdir -p "$save"
@@ -66,19 +67,21 @@ several=1
 if [ "$runs" = 1 ] && [ -z "$base" ]; then several=0; fi
 [ $several = 0 ] || exec 3>/dev/null
 
-# Boot the kernel of build directory $1 once; its log becomes $out/$2-$3.log.
+# Boot the kernel of build directory $1 once; its log becomes $out/$2.log
+# and $out/$2-$3.log ($2: kernel, or base for the saved one).
 boot() {	# build-dir name run
-	local rc
+	local rc again="scripts/bench_kernel.py $out/kernel-[0-9]*.log"
+	[ -z "$base" ] || again+=" --base $out/base-[0-9]*.log"
 	[ $several = 0 ] || say "in-kernel benchmark: $2, run $3 of $runs"
 	set +e
 	"$PYTHON" "$KUNIT_PY" exec --arch um --build_dir "$1" --timeout "${BENCH_TIMEOUT:-1800}" \
-		"$glob" | tee "$out/kernel-parsed.txt" >&3
+		"$glob" | tee "$out/$2-parsed.txt" >&3
 	rc=${PIPESTATUS[0]}
 	set -e
-	cp "$1/test.log" "$out/kernel.log"
-	[ "$rc" = 0 ] || die "the in-kernel benchmark failed in run $3 of $2 (kernel log: $out/kernel.log, kunit_tool: $out/kernel-parsed.txt; the runs before it: scripts/bench_kernel.py $out/kernel-[0-9]*.log)"
-	"$REPO/scripts/check_log.sh" "$out/kernel.log" bench
-	cp "$out/kernel.log" "$out/$2-$3.log"
+	cp "$1/test.log" "$out/$2.log"
+	[ "$rc" = 0 ] || die "the in-kernel benchmark failed in run $3 of $2 (kernel log: $out/$2.log, kunit_tool: $out/$2-parsed.txt; the runs before it: $again)"
+	"$REPO/scripts/check_log.sh" "$out/$2.log" bench
+	cp "$out/$2.log" "$out/$2-$3.log"
 }
 
 logs=() bases=()

@@ -386,25 +386,44 @@ class BenchKernel(unittest.TestCase):
         self.assertIn('N=1000 K=16: +0.5 [+0.5, +0.5] ns, limit 2: ok', md)
         self.assertIn('validity gate: INVALID, no figure below may be used', md)
 
+    def ab_logs(self, runs, own):
+        """One paired line per run: own_get = own(run)."""
+        return {run: self.paired('1.100', '0.5', 'yes').replace(
+            'own_get=50.0', f'own_get={own(run):.1f}') for run in runs}
+
     def test_a_kernel_is_compared_with_its_base_run_by_run(self):
-        base, new = [], []
-        for run in range(1, 6):
-            base += bench_kernel.parse_paired(self.paired('1.100', '0.5', 'yes'), run)
-            line = self.paired('1.000', '0.5', 'yes').replace(
-                'own_get=50.0', f'own_get={48.0 - run * 0.1:.1f}')
-            new += bench_kernel.parse_paired(line, run)
+        # The base's own get varies from run to run; the new kernel's is
+        # 2 ns less than the base's of the same run: only a right pairing
+        # gives -2.0 in every pair.
+        base_logs = self.ab_logs(range(1, 6), lambda r: 40.0 + 3 * r)
+        new_logs = self.ab_logs(range(1, 6), lambda r: 38.0 + 3 * r)
+        base = [x for r, t in base_logs.items()
+                for x in bench_kernel.parse_paired(t, r)]
+        new = [x for r, t in new_logs.items()
+               for x in bench_kernel.parse_paired(t, r)]
         md = bench_kernel.compare(base, new)
         self.assertIn('over 5 pairs of runs', md)
         row = self.line(md, '| 1000 | 16 |').split(' | ')
-        # own get: 2.1 to 2.5 ns less in every pair, so the interval
-        # excludes 0; own ring: no change; T1: 0.10 less; T3: no figure.
-        self.assertEqual(row[2], '-2.3 [-2.5, -2.1]*')
-        self.assertEqual(row[3], '+0.0 [+0.0, +0.0]')
-        self.assertEqual(row[8], '-0.10 [-0.10, -0.10]*')
-        self.assertEqual(row[11], '-')
-        # A run of one kernel without its pair is left out.
-        md = bench_kernel.compare(base, new[:3])
-        self.assertIn('over 3 pairs of runs', md)
+        self.assertEqual(row[2], '-2.0 [-2.0, -2.0]*')   # own get
+        self.assertEqual(row[3], '+0.0 [+0.0, +0.0]')    # own ring
+        self.assertEqual(row[11], '-')                   # T3: no figure
+        # Logs are paired by the N of NAME-N.log, not by their order:
+        # base run 3 is missing and the new kernel's logs come reversed.
+        with tempfile.TemporaryDirectory() as d:
+            for r, t in base_logs.items():
+                if r != 3:
+                    with open(f'{d}/base-{r}.log', 'w') as f:
+                        f.write(t + self.log([('epoll_et', 100, 70)]))
+            for r, t in new_logs.items():
+                with open(f'{d}/kernel-{r}.log', 'w') as f:
+                    f.write(t + self.log([('epoll_et', 100, 70)]))
+            _, b, _ = bench_kernel.load([f'{d}/base-{r}.log' for r in (1, 2, 4, 5)])
+            _, n, _ = bench_kernel.load([f'{d}/kernel-{r}.log' for r in (5, 4, 3, 2, 1)])
+        md = bench_kernel.compare(b, n)
+        self.assertIn('over 4 pairs of runs', md)
+        self.assertIn('runs of one kernel only, left out: 3', md)
+        self.assertEqual(self.line(md, '| 1000 | 16 |').split(' | ')[2],
+                         '-2.0 [-2.0, -2.0]*')
 
     def test_what_it_cannot_read_is_named(self):
         with tempfile.TemporaryDirectory() as d:
