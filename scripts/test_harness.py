@@ -23,6 +23,7 @@ DATA = os.path.join(HERE, 'test_data')
 sys.path.insert(0, os.path.join(HERE, '..', 'coverage'))
 sys.path.insert(0, HERE)
 import bench_kernel  # noqa: E402
+import logscan  # noqa: E402
 import guard_status  # noqa: E402
 import ktap_merge  # noqa: E402
 import lcov_info  # noqa: E402
@@ -255,6 +256,73 @@ class KtapMerge(unittest.TestCase):
         doc, problems = ktap_merge.merge(['', self.parts('part1.ktap')[0]])
         self.assertEqual(problems, ['part 0 of 2 wrote no KTAP plan'])
         self.assertEqual(doc.splitlines()[:2], ['KTAP version 1', '1..1'])
+
+
+class LogScan(unittest.TestCase):
+    """The kernel log scan (logscan.py, check_log.sh, check_smp_log.sh)."""
+
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
+
+    def scan(self, *args):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), \
+                contextlib.redirect_stdout(io.StringIO()) as out:
+            rc = logscan.main(list(args))
+        return rc, out.getvalue(), err.getvalue()
+
+    def test_reports_are_printed_as_grep_after_context_does(self):
+        lines = ['ok'] * 200
+        lines[3] = '[ 1.0] WARNING: CPU: 0 PID: 1 at x'
+        lines[20] = '[ 1.1] Call Trace:'       # within the first's context
+        lines[150] = '[ 2.0] BUG: kernel NULL pointer dereference'
+        lines[60] = '[ 1.5] __BUG: not a report'  # preceded by _
+        out = logscan.reports(lines)
+        self.assertEqual(out[0], '4:[ 1.0] WARNING: CPU: 0 PID: 1 at x')
+        self.assertIn('21:[ 1.1] Call Trace:', out)
+        # The second match starts 25 lines anew: 21 + 25 = 46 is the last.
+        self.assertEqual(out[out.index('--') - 1], '46-ok')
+        self.assertEqual(out[out.index('--') + 1],
+                         '151:[ 2.0] BUG: kernel NULL pointer dereference')
+        self.assertEqual(len(out), 43 + 1 + 26)
+
+    def test_recorded_logs(self):
+        self.assertEqual(self.scan(f'{self.data}/clean.log')[0], 0)
+        for name in ('warning', 'kasan', 'lockdep', 'kmemleak', 'ubsan'):
+            rc, _, err = self.scan(f'{self.data}/{name}.log', name)
+            self.assertEqual(rc, 2, name)
+            self.assertIn(f'error: splat in the kernel log of {name}', err)
+        rc, _, err = self.scan(f'{self.data}/no-such.log')
+        self.assertEqual(rc, 1)
+        self.assertIn('no kernel log at', err)
+        with self.assertRaises(SystemExit) as e:
+            self.scan('--cpus', 'four', 'x.log')
+        self.assertEqual(e.exception.code, 1)   # not 2: that is a report
+
+    def test_smp_logs(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name in ('kcsan-core-crlf', 'kcsan-kevent-crlf',
+                         'jiffies-clock-crlf'):
+                with open(f'{self.data}/smp/{name}.log', 'rb') as f, \
+                        open(f'{d}/{name}.log', 'wb') as g:
+                    g.write(f.read())
+            rc, out, _ = self.scan('--smp', f'{d}/kcsan-core-crlf.log', 'core')
+            self.assertEqual(rc, 0)
+            self.assertIn('core: 4 CPUs online', out)
+            self.assertIn('core: KCSAN reports', out)
+            with open(f'{d}/kcsan-core-crlf.log.checked') as f:
+                self.assertNotIn('KCSAN', f.read())
+            with open(f'{d}/kcsan-core-crlf.log.kcsan') as f:
+                self.assertIn('BUG: KCSAN', f.read())
+            rc, _, err = self.scan('--smp', f'{d}/kcsan-kevent-crlf.log', 'kev')
+            self.assertEqual(rc, 2)
+            self.assertIn('KCSAN: data-race in kevent_storage_ready', err)
+            rc, _, err = self.scan('--smp', f'{d}/jiffies-clock-crlf.log', 'j')
+            self.assertEqual(rc, 1)
+            self.assertIn('keeps time with refined-jiffies', err)
+            rc, _, err = self.scan('--smp', '--cpus', '2',
+                                   f'{d}/kcsan-core-crlf.log', 'c2')
+            self.assertEqual(rc, 1)
+            self.assertIn('brought up 4 CPUs, not 2', err)
 
 
 class BenchKernel(unittest.TestCase):
