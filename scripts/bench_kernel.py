@@ -438,18 +438,18 @@ def gated_tables(paired, calibrations):
     pairs = sorted({(r['N'], r['K']) for r in paired})
     verdicts = []
     for n, k in pairs:
-        cells = []
+        row = []
         for key, _, spec in PAIRED_COLS:
             vals = [r[key] for r in paired
                     if r['N'] == n and r['K'] == k and r[key] is not None]
-            cells.append(fmt(statistics.median(vals) if vals else None, spec))
+            row.append(fmt(statistics.median(vals) if vals else None, spec))
             if key in TARGETS and vals:
                 med, lo, hi = bootstrap(vals, f'{key} {n} {k}')
                 limit = TARGETS[key](k)
                 if limit is not None:
                     verdicts.append((n, k, key, med, lo, hi, limit,
                                      target_verdict(lo, hi, limit)))
-        out.append(f'| {n} | {k} | ' + ' | '.join(cells) + f' |{mark}')
+        out.append(f'| {n} | {k} | ' + ' | '.join(row) + f' |{mark}')
     if verdicts:
         out += ['', 'targets (median over the runs [95% interval], limit: '
                 'met, missed, or open when the interval holds the limit)' + mark,

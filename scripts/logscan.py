@@ -48,6 +48,7 @@ FRAME_LINE = re.compile(r'^(\[ *[0-9.]+\] )? ((kevent|kt|kc|ktt)_[a-z0-9_.]*'
                         r'\+0x[0-9a-f]+/0x[0-9a-f]+)')
 CORE_RACE = re.compile(r'KCSAN: data-race in (hrtimer_wakeup /|.* / hrtimer_wakeup$)')
 STAMP = re.compile(r'^\[ *[0-9.]+\] *')
+ACCESS_STAMP = re.compile(r'^\[ *[0-9.]+\] ')
 ACCESS = re.compile(r'(read|write).* to 0x.* by (task|interrupt)')
 
 
@@ -133,21 +134,22 @@ def split_kcsan(lines):
 
 
 def race_summary(races):
-    """One title per race and the top frame of each of its accesses."""
+    """One title per race and the top frame of each of its accesses, a
+    title seen before left out, at most SHOWN lines."""
     out, title, want, access = [], '', False, ''
     for ln in races:
         if 'BUG: KCSAN' in ln:
             title = ln[ln.index('BUG: ') + 5:]
             continue
         if ACCESS.search(ln):
-            want, access = True, STAMP.sub('', ln, count=1)
+            want, access = True, ACCESS_STAMP.sub('', ln, count=1)
             continue
         if want:
             frame = STAMP.sub('', ln, count=1)
             if frame:
                 if title:
                     out.append(f'  {title}')
-                out.append(f'    {access}\n      at {frame}')
+                out += [f'    {access}', f'      at {frame}']
                 title, want = '', False
     seen, unique = set(), []
     for ln in out:
@@ -196,7 +198,7 @@ def scan_smp(lines, path, what, cpus, vmlinux, tree):
     kept, races = split_kcsan(lines)
     with open(path + '.checked', 'w') as f:
         f.write(''.join(ln + '\n' for ln in kept))
-    with open(path + '.kcsan', 'a') as f:
+    with open(path + '.kcsan', 'w') as f:
         f.write(''.join(ln + '\n' for ln in races))
     if any('BUG: KCSAN' in ln for ln in races):
         print(f'{what}: KCSAN reports (all of them in {path}.kcsan):')

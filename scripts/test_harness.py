@@ -312,7 +312,12 @@ class LogScan(unittest.TestCase):
             with open(f'{d}/kcsan-core-crlf.log.checked') as f:
                 self.assertNotIn('KCSAN', f.read())
             with open(f'{d}/kcsan-core-crlf.log.kcsan') as f:
-                self.assertIn('BUG: KCSAN', f.read())
+                races = f.read()
+            self.assertIn('BUG: KCSAN', races)
+            # A second scan of the log writes the same races, not twice.
+            self.assertEqual(self.scan('--smp', f'{d}/kcsan-core-crlf.log')[0], 0)
+            with open(f'{d}/kcsan-core-crlf.log.kcsan') as f:
+                self.assertEqual(f.read(), races)
             rc, _, err = self.scan('--smp', f'{d}/kcsan-kevent-crlf.log', 'kev')
             self.assertEqual(rc, 2)
             self.assertIn('KCSAN: data-race in kevent_storage_ready', err)
