@@ -108,12 +108,25 @@
 #define pr_fmt(fmt) "kevent: " fmt
 
 #include <linux/kernel.h>
+#include <linux/cache.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include "kevent_internal.h"
+
+/*
+ * A notification touches two 64-byte cache lines of a kevent (see struct
+ * kevent): ->callback must end in the second.  Lock debugging makes the
+ * locks, and so the lines, larger.
+ */
+#if SMP_CACHE_BYTES == 64 && !defined(CONFIG_DEBUG_SPINLOCK) && \
+	!defined(CONFIG_DEBUG_LOCK_ALLOC)
+static_assert(offsetofend(struct kevent, callbacks.callback) <=
+	      2 * SMP_CACHE_BYTES);
+static_assert(sizeof(struct kevent) == 3 * SMP_CACHE_BYTES);
+#endif
 
 static struct kevent_callbacks kevent_registered_callbacks[KEVENT_NR_TYPES];
 static DEFINE_SPINLOCK(kevent_callbacks_lock);
@@ -340,7 +353,8 @@ void kevent_storage_dequeue(struct kevent_storage *st, struct kevent *k)
  * holds its storage's lock): kevent_ready_add() without saving and
  * restoring them again.
  */
-static bool __kevent_ready_add(struct kevent *k, bool head, u64 pass)
+static __always_inline bool __kevent_ready_add(struct kevent *k, bool head,
+					       u64 pass)
 {
 	struct kevent_user *u = k->user;
 	bool added = false;
@@ -555,7 +569,8 @@ static __always_inline bool kevent_judge(struct kevent *k, int ret,
  * ready, and a broken one, leave the storage.  Returns true when @k was
  * made newly ready (it was not on the ready list yet).
  */
-static bool __kevent_requeue(struct kevent_storage *st, struct kevent *k)
+static __always_inline bool __kevent_requeue(struct kevent_storage *st,
+					     struct kevent *k)
 {
 	bool ready, leave, added;
 
@@ -576,15 +591,15 @@ static bool __kevent_requeue(struct kevent_storage *st, struct kevent *k)
 	return added;
 }
 
-static void __kevent_storage_ready(struct kevent_storage *st,
-				   kevent_callback_t ready_callback, u32 event,
-				   unsigned long data, bool all)
+/* One notification pass over @st's kevents.  Called with st->lock held. */
+static __always_inline void
+kevent_storage_pass(struct kevent_storage *st, kevent_callback_t ready_callback,
+		    u32 event, unsigned long data, bool all)
 {
 	struct kevent *k, *n;
-	unsigned long flags;
 	int wake_num = 0;
 
-	spin_lock_irqsave(&st->lock, flags);
+	lockdep_assert_held(&st->lock);
 	st->event = event;
 	st->data = data;
 	if (ready_callback)
@@ -600,7 +615,29 @@ static void __kevent_storage_ready(struct kevent_storage *st,
 		if (__kevent_requeue(st, k))
 			wake_num++;
 	}
-	spin_unlock_irqrestore(&st->lock, flags);
+}
+
+static void __kevent_storage_ready(struct kevent_storage *st,
+				   kevent_callback_t ready_callback, u32 event,
+				   unsigned long data, bool all)
+{
+	bool irqs_on = !irqs_disabled();
+	unsigned long flags = 0;
+
+	/*
+	 * A wake function runs with interrupts off (under its wait queue's
+	 * lock), and so does an hrtimer callback: the storage lock is then
+	 * taken without saving and restoring them a second time, which
+	 * costs two calls on some architectures (UML).  Other callers (a
+	 * test, a waker that keeps interrupts on) save them.
+	 */
+	if (irqs_on)
+		local_irq_save(flags);
+	spin_lock(&st->lock);
+	kevent_storage_pass(st, ready_callback, event, data, all);
+	spin_unlock(&st->lock);
+	if (irqs_on)
+		local_irq_restore(flags);
 }
 
 /**
