@@ -15,7 +15,7 @@
 # path and vmlinux.o takes all of vmlinux.a, so touching built-in.a makes
 # kbuild relink, and the link reads the recompiled objects.  (This
 # assumes kevent's headers in kernel/kevent/ are included from there
-# only; kevent.h and kevent_storage.h of include/ are outside it.)  When
+# only; kevent.h of include/, the __fput() hook, is outside it.)  When
 # no kevent file changed since the last make that succeeded, no make
 # runs.  The marks (lib.sh's mark_tree_begin/done): $BUILD/.kevent-walked
 # the last whole make, $BUILD/.kevent-made the last make of any kind that

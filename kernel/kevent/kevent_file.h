@@ -8,7 +8,7 @@
 
 #include <linux/init.h>
 #include <linux/poll.h>
-#include <linux/kevent.h>
+#include "kevent_storage.h"
 
 /**
  * struct kevent_file_ops - what a file storage adds to the common code

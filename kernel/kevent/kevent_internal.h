@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0+ */
 /*
  * kevent: the queue and the core's functions, private to kernel/kevent/
- * (and its KUnit suites).  A storage type needs only <linux/kevent.h>.
+ * (and its KUnit suites).  A storage type needs only kevent_storage.h.
  * The objects, their lifetimes and the lock order are described at the
  * top of kevent.c.
  */
 #ifndef _KEVENT_INTERNAL_H
 #define _KEVENT_INTERNAL_H
 
-#include <linux/kevent.h>
+#include "kevent_storage.h"
 #include <kunit/visibility.h>
 
 /* The seed's threshold between copying entries one by one and in a batch. */

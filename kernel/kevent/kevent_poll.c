@@ -18,7 +18,6 @@
 #include <linux/kernel.h>
 #include <linux/init.h>
 #include <linux/poll.h>
-#include <linux/kevent.h>
 #include "kevent_file.h"
 
 /* What a file can report: the event bits a POLL kevent may ask for. */

@@ -27,7 +27,6 @@
 #include <linux/net.h>
 #include <linux/poll.h>
 #include <net/sock.h>
-#include <linux/kevent.h>
 #include "kevent_file.h"
 
 static int kevent_socket_check(struct file *file)
