@@ -26,11 +26,20 @@ static int kt_callback(struct kevent *k)
 		 * Up to 50 ms, counted by the delay loop: the storage lock is
 		 * held with interrupts off, and with a tick-based clocksource
 		 * (jiffies, when this CPU keeps it) ktime_get() would never
-		 * move on.
+		 * move on.  A callback called with no lock (seed bug 9)
+		 * sleeps instead, so that on one CPU the remover surely runs
+		 * inside the window, not only when the scheduler happens to
+		 * preempt a busy loop.
 		 */
 		complete(o->entered);
-		for (us = 0; us < 50 * USEC_PER_MSEC && !READ_ONCE(*o->removed); us++)
-			udelay(1);
+		for (us = 0; us < 50 * USEC_PER_MSEC && !READ_ONCE(*o->removed); us++) {
+			if (preemptible()) {
+				usleep_range(10, 20);
+				us += 9;
+			} else {
+				udelay(1);
+			}
+		}
 	}
 	if (o->ready > 0)
 		k->event.ret_data[0] = o->ret_data0;
