@@ -1,9 +1,8 @@
 #!/bin/bash
 # Build the static user-space programs against the uapi headers as
-# installed by make headers_install, and pack them with busybox into the
-# test initramfs ($USERLAND_OUT/initramfs.cpio).  First the uapi check:
-# userland/uapi_check.c, the ABI as static assertions, must compile
-# against the installed <linux/ukevent.h>, or the build fails.
+# installed by make headers_install (userland/Makefile, which first
+# checks the ABI against the installed <linux/ukevent.h>), and pack them
+# with busybox into the test initramfs ($USERLAND_OUT/initramfs.cpio).
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -17,77 +16,41 @@ mkdir -p "$out" "$HEADERS"
 make -s -C "$TREE" ARCH=x86 O="$HEADERS" headers_install >/dev/null ||
 	die "make headers_install failed"
 
-# The uapi check: the ABI of kernel/Documentation/userspace-api/kevent.rst
-# as static assertions, compiled against <linux/ukevent.h> as installed.
-# (Here rather than in lint.sh, so that one headers_install serves both:
-# it costs about 30 s of CPU in a cold run.)
-gcc -std=c11 -Wall -Werror -isystem "$HEADERS/usr/include" -o "$out/uapi_check" \
-	"$REPO/userland/uapi_check.c" ||
-	die "uapi check: installed <linux/ukevent.h> does not match the ABI of kernel/Documentation/userspace-api/kevent.rst"
+# The programs, the manual pages (formatted for the man command of the
+# initramfs: busybox has none) and gen_init_cpio: userland/Makefile, which
+# first compiles the uapi check (the ABI as static assertions) against the
+# <linux/ukevent.h> installed above.  (The uapi check is here rather than
+# in lint.sh, so that one headers_install serves both: it costs about 30 s
+# of CPU in a cold run.)
+make -s -C "$REPO/userland" -j"$JOBS" O="$out" HEADERS="$HEADERS" TREE="$TREE" ||
+	die "the user-space build failed (userland/Makefile)"
 
-CFLAGS=(-static -O2 -g -Wall -Werror -pthread
-	-isystem "$HEADERS/usr/include"
-	-I "$TREE/tools/testing/selftests" -I "$REPO/userland")
-
-# The newest header a program may include.
-newest_header=$(find "$REPO/userland" "$HEADERS/usr/include/linux/ukevent.h" \
-	-name '*.h' -printf '%T@ %p\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
-
-# Compile $2 from $1 when the source or a header is newer.
-cc_static() {
-	local src=$1 bin=$2
-	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] || [ "$newest_header" -nt "$bin" ]; then
-		gcc "${CFLAGS[@]}" -o "$bin" "$src" || die "cannot compile $src"
-	fi
-}
-
-# Compile every program of userland/$1/ into $out/$1/, drop programs whose
-# source is gone; their names in built[].
-compile_all() {
-	local dir=$1 src bin
-	built=()
-	mkdir -p "$out/$dir"
-	for src in "$REPO/userland/$dir"/*.c; do
+# What the initramfs carries: every program whose source is there.  A
+# binary left from a removed source goes (run_userland.sh runs what is in
+# $out/tests/).
+progs() {	# dir
+	local src bin
+	for bin in "$out/$1"/*; do
+		[ ! -e "$bin" ] || [ -e "$REPO/userland/$1/$(basename "$bin").c" ] || rm -f "$bin"
+	done
+	for src in "$REPO/userland/$1"/*.c; do
 		[ -e "$src" ] || continue
-		cc_static "$src" "$out/$dir/$(basename "$src" .c)"
-		built+=("$(basename "$src" .c)")
-	done
-	for bin in "$out/$dir"/*; do
-		[ ! -e "$bin" ] || [ -e "$REPO/userland/$dir/$(basename "$bin").c" ] || rm -f "$bin"
+		basename "$src" .c
 	done
 }
-
-cc_static "$REPO/userland/init.c" "$out/init"
-compile_all tests
-tests=("${built[@]}")
-compile_all tools
-tools=("${built[@]}")
-# The benchmark (./run_tests.sh --bench), in /bench: not run by the tests.
-compile_all bench
-benches=("${built[@]}")
-# The fuzzer (./run_tests.sh --fuzz), in /fuzz.
-compile_all fuzz
-fuzzers=("${built[@]}")
-
-# The manual pages, formatted here for the man command of the initramfs
-# (busybox has none); plain text, no overstrikes.
+mapfile -t tests < <(progs tests)
+mapfile -t tools < <(progs tools)
+mapfile -t benches < <(progs bench)	# ./run_tests.sh --bench, in /bench
+mapfile -t fuzzers < <(progs fuzz)	# ./run_tests.sh --fuzz, in /fuzz
 pages=()
 for src in "$REPO"/userland/man/*.[1-8]; do
 	[ -e "$src" ] || continue
 	page=$(basename "$src")
-	cat=$out/man/cat${page##*.}/$page
-	mkdir -p "$(dirname "$cat")"
-	if [ ! -s "$cat" ] || [ "$src" -nt "$cat" ]; then
-		GROFF_NO_SGR=1 groff -man -Tascii -P-c -P-b -P-u -P-o "$src" > "$cat.tmp" 2>/dev/null ||
-			die "groff cannot format $src"
-		mv "$cat.tmp" "$cat"
-	fi
 	pages+=("cat${page##*.}/$page")
 done
 
 busybox=$(command -v busybox) || die "busybox missing: apt-get install busybox-static"
 gen=$out/gen_init_cpio
-[ -x "$gen" ] || gcc -O2 -o "$gen" "$TREE/usr/gen_init_cpio.c" || die "cannot build gen_init_cpio"
 
 list=$out/initramfs.list
 {
