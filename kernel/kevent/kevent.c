@@ -108,7 +108,6 @@
 #define pr_fmt(fmt) "kevent: " fmt
 
 #include <linux/kernel.h>
-#include <linux/cache.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/slab.h>
@@ -117,15 +116,13 @@
 #include "kevent_internal.h"
 
 /*
- * A notification touches two 64-byte cache lines of a kevent (see struct
+ * A notification touches two 64-byte lines of a kevent (see struct
  * kevent): ->callback must end in the second.  Lock debugging makes the
  * locks, and so the lines, larger.
  */
-#if SMP_CACHE_BYTES == 64 && !defined(CONFIG_DEBUG_SPINLOCK) && \
-	!defined(CONFIG_DEBUG_LOCK_ALLOC)
-static_assert(offsetofend(struct kevent, callbacks.callback) <=
-	      2 * SMP_CACHE_BYTES);
-static_assert(sizeof(struct kevent) == 3 * SMP_CACHE_BYTES);
+#if !defined(CONFIG_DEBUG_SPINLOCK) && !defined(CONFIG_DEBUG_LOCK_ALLOC)
+static_assert(offsetofend(struct kevent, callbacks.callback) <= 2 * 64);
+static_assert(sizeof(struct kevent) == 3 * 64);
 #endif
 
 static struct kevent_callbacks kevent_registered_callbacks[KEVENT_NR_TYPES];
@@ -625,11 +622,12 @@ static void __kevent_storage_ready(struct kevent_storage *st,
 	unsigned long flags = 0;
 
 	/*
-	 * A wake function runs with interrupts off (under its wait queue's
-	 * lock), and so does an hrtimer callback: the storage lock is then
-	 * taken without saving and restoring them a second time, which
-	 * costs two calls on some architectures (UML).  Other callers (a
-	 * test, a waker that keeps interrupts on) save them.
+	 * A wake function called by __wake_up() runs with interrupts off
+	 * (under its wait queue's lock, taken with irqsave), and so does a
+	 * hard hrtimer callback: the storage lock is then taken without
+	 * saving and restoring them a second time, which costs two calls on
+	 * some architectures (UML).  Other callers (a test, a waker that
+	 * holds its wait queue's lock with interrupts on) save them.
 	 */
 	if (irqs_on)
 		local_irq_save(flags);
