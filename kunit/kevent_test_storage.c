@@ -26,7 +26,8 @@ static int kt_callback(struct kevent *k)
 		 * Up to 50 ms, counted by the delay loop: the storage lock is
 		 * held with interrupts off, and with a tick-based clocksource
 		 * (jiffies, when this CPU keeps it) ktime_get() would never
-		 * move on.  A callback called with no lock (seed bug 9)
+		 * move on.  A callback called with no lock, under
+		 * rcu_read_lock() alone (seed bug 9, with preemptible RCU),
 		 * sleeps instead, so that on one CPU the remover surely runs
 		 * inside the window, not only when the scheduler happens to
 		 * preempt a busy loop.
