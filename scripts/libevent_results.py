@@ -174,18 +174,28 @@ FLAKY = "flaky: failed, then passed when run again alone"
 
 
 def retried(parsed, text, prog):
-    """A failed test of @parsed that passed its retry (run-in-uml.sh's
-    retry_failed: once, alone, same backend) passes, its reason saying
-    so; one that failed again stays failed, with both reasons."""
-    again = parse_regress(text, [], prog, 0)
-    for name, r in again.items():
-        first = parsed.get(name)
-        if first is None or first.status != "fail":
+    """A failed test of @parsed that passed a retry (run-in-uml.sh's
+    retry_failed: up to three runs, alone, same backend, until one
+    passes) passes, its reason saying so; one that failed every run
+    stays failed, with every reason."""
+    runs = {}
+    for line in text.splitlines(keepends=True):
+        m = TEST_LINE.match(line)
+        if m and m.group(1) in parsed:
+            runs.setdefault(m.group(1), []).append("")
+            name = m.group(1)
+        if runs:
+            runs[name][-1] += line
+    for name, texts in runs.items():
+        first = parsed[name]
+        if first.status != "fail":
             continue
-        if r.status == "ok":
+        again = [parse_regress(t, [], prog, 0).get(name) for t in texts]
+        if any(r is not None and r.status == "ok" for r in again):
             parsed[name] = Result(first.name, "ok", f"{FLAKY} ({first.reason})")
         else:
-            first.reason += f"; and again alone: {r.reason}"
+            first.reason += "".join(f"; and again alone: {r.reason}"
+                                    for r in again if r is not None)
 
 
 def ktap(by_backend):

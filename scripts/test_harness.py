@@ -601,7 +601,7 @@ http/cancel: [forking] """
         self.assertIn('not run', r['http/later'].reason)
         self.assertEqual(r['http/off'].reason, 'off by default')
 
-    def test_a_failure_is_judged_by_its_one_retry(self):
+    def test_a_failure_is_judged_by_its_retries(self):
         first = ('http/bad_request: [forking] \n'
                  '  FAIL test/regress_http.c:757: assert(test_ok == 2): 1 vs 2\n'
                  '  [bad_request FAILED]\nhttp/incomplete: [forking] OK\n')
@@ -616,6 +616,18 @@ http/cancel: [forking] """
         self.assertEqual(r['http/bad_request'].status, 'fail')
         self.assertIn('and again alone: [forking]; FAIL x.c:1: no',
                       r['http/bad_request'].reason)
+        # Passed on the third run alone: flaky; failed all three: failed.
+        again = ('http/bad_request: [forking] \n  FAIL x.c:1: no\n'
+                 '  [bad_request FAILED]\n')
+        r = libevent_results.parse_regress(first, listed, 'regress', 1)
+        libevent_results.retried(r, again * 2 + 'http/bad_request: [forking] OK\n',
+                                 'regress')
+        self.assertEqual(r['http/bad_request'].status, 'ok')
+        r = libevent_results.parse_regress(first, listed, 'regress', 1)
+        libevent_results.retried(r, again * 3, 'regress')
+        self.assertEqual(r['http/bad_request'].status, 'fail')
+        self.assertEqual(r['http/bad_request'].reason.count('and again alone'), 3)
+        self.assertEqual(r['http/incomplete'].status, 'ok')
         # No retry log (an older run): the failure stands.
         r = libevent_results.parse_regress(first, listed, 'regress', 1)
         libevent_results.retried(r, '', 'regress')
