@@ -260,7 +260,7 @@ static void bench_watch_open(struct bench *b)
 	if (b->reader == R_EPOLL_ET || b->reader == R_EPOLL_LT)
 		b->qfd = sys_epoll_create1(0);
 	else
-		b->qfd = kevent_user_getfd(0);
+		b->qfd = kevent_queue_getfd(0);
 	bench_own_fd(b->test, b->qfd);
 }
 
@@ -950,7 +950,7 @@ static void bench_timers_kevent(struct bench *b, unsigned int t)
 
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);	/* 1.2 KiB */
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	b->qfd = kevent_user_getfd(0);
+	b->qfd = kevent_queue_getfd(0);
 	bench_own_fd(test, b->qfd);
 	for (i = 0; i < t; i += n) {
 		n = min_t(unsigned int, t - i, BENCH_CTL);

@@ -103,28 +103,28 @@ static const u32 kc_flags[] = {
 };
 
 /* One random ADD, MODIFY or REMOVE on origin 0; false on an error. */
-static bool kc_random_ctl(struct kevent_user *u)
+static bool kc_random_ctl(struct kevent_queue *q)
 {
 	struct ukevent uk = kt_uk(0, EV_A,
 				  kc_flags[get_random_u32_below(ARRAY_SIZE(kc_flags))]);
 	int err;
 
 	uk.id.raw[1] = get_random_u32_below(KEYS);
-	mutex_lock(&u->ctl_mutex);
+	mutex_lock(&q->ctl_mutex);
 	switch (get_random_u32_below(3)) {
 	case 0:
-		err = kevent_user_add_ukevent(&uk, u);
+		err = kevent_queue_add_ukevent(&uk, q);
 		if (err == -EEXIST || err == 1)
 			err = 0;
 		break;
 	case 1:
-		err = kevent_user_modify_ukevent(&uk, u);
+		err = kevent_queue_modify_ukevent(&uk, q);
 		break;
 	default:
-		err = kevent_user_remove_ukevent(&uk, u);
+		err = kevent_queue_remove_ukevent(&uk, q);
 		break;
 	}
-	mutex_unlock(&u->ctl_mutex);
+	mutex_unlock(&q->ctl_mutex);
 	return !err || err == -ENOENT;
 }
 
@@ -133,7 +133,7 @@ static int kc_controller(void *arg)
 	struct kc_state *s = arg;
 
 	while (!kthread_should_stop()) {
-		if (!kc_random_ctl(s->c->u))
+		if (!kc_random_ctl(s->c->q))
 			s->ctl_errors++;
 		s->ctls++;
 		cond_resched();
@@ -148,7 +148,7 @@ static void kevent_notify_ctl_and_drain_race(struct kunit *test)
 	struct kc_notifier_arg na[2] = { { .s = &s }, { .s = &s } };
 	struct task_struct *t[3];
 	unsigned long buf = kt_user_mem(test, 16 * sizeof(struct ukevent));
-	long before = atomic_long_read(&c->u->owner->kevents);
+	long before = atomic_long_read(&c->q->owner->kevents);
 	unsigned long delivered = 0;
 	ktime_t t0 = ktime_get();
 	int i;
@@ -161,7 +161,7 @@ static void kevent_notify_ctl_and_drain_race(struct kunit *test)
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t[i]));
 
 	while (ktime_ms_delta(ktime_get(), t0) < RUN_MS) {
-		long n = kevent_user_get_events(c->u, 0, 16, 0,
+		long n = kevent_queue_get_events(c->q, 0, 16, 0,
 						(struct ukevent __user *)buf, false);
 
 		KUNIT_ASSERT_GE(test, n, 0L);
@@ -179,8 +179,8 @@ static void kevent_notify_ctl_and_drain_race(struct kunit *test)
 	KUNIT_EXPECT_GT(test, delivered, 0UL);
 
 	/* Everything is freed: the queue's events and the user's count. */
-	kevent_user_destroy(c->u);
-	c->u = NULL;
+	kevent_queue_destroy(c->q);
+	c->q = NULL;
 	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&current_user()->kevents), before);
 }
@@ -384,7 +384,7 @@ static void kc_smp_report(struct kc_smp *sm)
 static long kc_smp_drain(struct kc_worker *w, unsigned int max, u64 timeout_ns,
 			 struct ukevent *out)
 {
-	long n = kevent_user_get_events(w->sm->c->u, 1, max, timeout_ns,
+	long n = kevent_queue_get_events(w->sm->c->q, 1, max, timeout_ns,
 					w->buf, false);
 
 	if (n == -EINTR && kthread_should_stop())
@@ -410,7 +410,7 @@ static int kc_w_notify(struct kc_worker *w)
 static int kc_w_ctl(struct kc_worker *w)
 {
 	kc_op_begin(w);
-	if (!kc_random_ctl(w->sm->c->u))
+	if (!kc_random_ctl(w->sm->c->q))
 		w->errors++;
 	kc_op_end(w);
 	return 1;
@@ -434,7 +434,7 @@ static void kevent_smp_notify_ctl_drain(struct kunit *test)
 {
 	struct kc_smp *sm = kc_smp_new(test);
 	struct kt_ctx *c = sm->c;
-	long before = atomic_long_read(&c->u->owner->kevents);
+	long before = atomic_long_read(&c->q->owner->kevents);
 	unsigned long delivered = 0;
 	int i;
 
@@ -452,8 +452,8 @@ static void kevent_smp_notify_ctl_drain(struct kunit *test)
 			delivered += sm->w[i].data;
 	KUNIT_EXPECT_GT(test, delivered, 0UL);
 
-	kevent_user_destroy(c->u);
-	c->u = NULL;
+	kevent_queue_destroy(c->q);
+	c->q = NULL;
 	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&current_user()->kevents), before);
 }
@@ -476,7 +476,7 @@ static int kc_w_wake_notify(struct kc_worker *w)
 	struct kc_smp *sm = w->sm;
 	struct kt_origin *o = &sm->c->origin[1];
 
-	if (kevent_user_ready_num(sm->c->u) >= SMP_WAKE_KEYS) {
+	if (kevent_queue_ready_num(sm->c->q) >= SMP_WAKE_KEYS) {
 		cpu_relax();
 		return 1;
 	}
@@ -515,7 +515,7 @@ static void kc_wake_settle(struct kc_smp *sm)
 
 	kc_smp_stop(sm, 0);
 	deadline = jiffies + HZ;
-	while (kevent_user_ready_num(sm->c->u) && time_before(jiffies, deadline))
+	while (kevent_queue_ready_num(sm->c->q) && time_before(jiffies, deadline))
 		usleep_range(5000, 10000);
 }
 
@@ -532,9 +532,9 @@ static void kevent_smp_wakeup_one_waiters(struct kunit *test)
 		int err;
 
 		uk.id.raw[1] = i;
-		mutex_lock(&c->u->ctl_mutex);
-		err = kevent_user_add_ukevent(&uk, c->u);
-		mutex_unlock(&c->u->ctl_mutex);
+		mutex_lock(&c->q->ctl_mutex);
+		err = kevent_queue_add_ukevent(&uk, c->q);
+		mutex_unlock(&c->q->ctl_mutex);
 		KUNIT_ASSERT_EQ(test, err, 0);
 	}
 	kc_set_ready(&c->origin[1], 1);
@@ -556,7 +556,7 @@ static void kevent_smp_wakeup_one_waiters(struct kunit *test)
 	kunit_info(test, "deliveries per kevent: %ld %ld %ld %ld, %u ready at the end, %d callbacks\n",
 		   atomic_long_read(&sm->per_key[0]), atomic_long_read(&sm->per_key[1]),
 		   atomic_long_read(&sm->per_key[2]), atomic_long_read(&sm->per_key[3]),
-		   kevent_user_ready_num(c->u), c->origin[1].callbacks);
+		   kevent_queue_ready_num(c->q), c->origin[1].callbacks);
 	KUNIT_EXPECT_GT(test, issued, 10L);
 	/*
 	 * Each notification reached exactly one kevent (a WAKEUP_ONE that
@@ -567,7 +567,7 @@ static void kevent_smp_wakeup_one_waiters(struct kunit *test)
 	KUNIT_EXPECT_GE(test, (waiters + 1) * delivered, issued);
 	KUNIT_EXPECT_EQ(test, not_done, 0L);
 	KUNIT_EXPECT_GE(test, busy, 2UL);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 }
 
 /* kevent_smp_timer_fire_vs_remove */
@@ -598,9 +598,9 @@ static int kc_w_arm(struct kc_worker *w)
 	kc_op_begin(w);
 	sm->period_ns = 10 * NSEC_PER_USEC + get_random_u32_below(200 * NSEC_PER_USEC);
 	uk = kc_timer_uk(sm->period_ns, get_random_u32_below(2) ? KEVENT_REQ_ONESHOT : 0);
-	mutex_lock(&sm->c->u->ctl_mutex);
-	err = kevent_user_add_ukevent(&uk, sm->c->u);
-	mutex_unlock(&sm->c->u->ctl_mutex);
+	mutex_lock(&sm->c->q->ctl_mutex);
+	err = kevent_queue_add_ukevent(&uk, sm->c->q);
+	mutex_unlock(&sm->c->q->ctl_mutex);
 	if (err)
 		w->errors++;
 	atomic_set_release(&sm->armed, round);
@@ -623,9 +623,9 @@ static int kc_w_remove(struct kc_worker *w)
 	kc_op_begin(w);
 	ndelay(get_random_u32_below(2 * sm->period_ns));
 	uk = kc_timer_uk(sm->period_ns, 0);
-	mutex_lock(&sm->c->u->ctl_mutex);
-	err = kevent_user_remove_ukevent(&uk, sm->c->u);
-	mutex_unlock(&sm->c->u->ctl_mutex);
+	mutex_lock(&sm->c->q->ctl_mutex);
+	err = kevent_queue_remove_ukevent(&uk, sm->c->q);
+	mutex_unlock(&sm->c->q->ctl_mutex);
 	/* A ONESHOT timer that fired may have been delivered and removed. */
 	if (err == -ENOENT)
 		w->data++;
@@ -659,7 +659,7 @@ static void kevent_smp_timer_fire_vs_remove(struct kunit *test)
 {
 	struct kc_smp *sm = kc_smp_new(test);
 	struct kt_ctx *c = sm->c;
-	long before = atomic_long_read(&c->u->owner->kevents);
+	long before = atomic_long_read(&c->q->owner->kevents);
 
 	kc_smp_add(sm, "arm", kc_w_arm, false);
 	kc_smp_add(sm, "remove", kc_w_remove, false);
@@ -672,8 +672,8 @@ static void kevent_smp_timer_fire_vs_remove(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&sm->removed), 10);
 	KUNIT_EXPECT_GT(test, sm->w[2].data, 0UL);
 
-	kevent_user_destroy(c->u);
-	c->u = NULL;
+	kevent_queue_destroy(c->q);
+	c->q = NULL;
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&current_user()->kevents), before);
 }
 
@@ -690,13 +690,13 @@ static void kevent_smp_timer_fire_vs_remove(struct kunit *test)
 static int kc_w_modify(struct kc_worker *w)
 {
 	struct ukevent uk = kc_timer_uk(KC_MODIFY_NS, 0);
-	struct kevent_user *u = w->sm->c->u;
+	struct kevent_queue *q = w->sm->c->q;
 
 	kc_op_begin(w);
-	mutex_lock(&u->ctl_mutex);
-	if (kevent_user_modify_ukevent(&uk, u))
+	mutex_lock(&q->ctl_mutex);
+	if (kevent_queue_modify_ukevent(&uk, q))
 		w->errors++;
-	mutex_unlock(&u->ctl_mutex);
+	mutex_unlock(&q->ctl_mutex);
 	kc_op_end(w);
 	return !(w->ops % 16);
 }
@@ -707,9 +707,9 @@ static void kevent_smp_timer_modify_while_firing(struct kunit *test)
 	struct ukevent uk = kc_timer_uk(KC_MODIFY_NS, 0);
 	struct kt_ctx *c = sm->c;
 
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, c->u), 0);
-	mutex_unlock(&c->u->ctl_mutex);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_ASSERT_EQ(test, kevent_queue_add_ukevent(&uk, c->q), 0);
+	mutex_unlock(&c->q->ctl_mutex);
 	kc_smp_add(sm, "modify", kc_w_modify, false);
 	kc_smp_add(sm, "drain", kc_w_timer_drain, true);
 	kc_smp_add(sm, "drain", kc_w_timer_drain, true);
@@ -747,7 +747,7 @@ static int kc_w_file_wake(struct kc_worker *w)
 
 static int kc_w_file_add(struct kc_worker *w)
 {
-	struct kevent_user *u = w->sm->c->u;
+	struct kevent_queue *q = w->sm->c->q;
 	struct ukevent uk = {
 		.type = KEVENT_POLL,
 		.event = POLLIN,
@@ -756,11 +756,11 @@ static int kc_w_file_add(struct kc_worker *w)
 	int err;
 
 	kc_op_begin(w);
-	mutex_lock(&u->ctl_mutex);
-	err = kevent_user_add_ukevent(&uk, u);
+	mutex_lock(&q->ctl_mutex);
+	err = kevent_queue_add_ukevent(&uk, q);
 	if (!err)
-		err = kevent_user_remove_ukevent(&uk, u);
-	mutex_unlock(&u->ctl_mutex);
+		err = kevent_queue_remove_ukevent(&uk, q);
+	mutex_unlock(&q->ctl_mutex);
 	kc_op_end(w);
 	if (err)
 		w->errors++;
@@ -805,7 +805,7 @@ static void kevent_smp_file_wakeup_during_add(struct kunit *test)
 	kc_smp_run(sm, SMP_RUN_MS, kc_file_enough_adds);
 
 	kc_smp_report(sm);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 0U);
 	close_fd(fd);
 	flush_delayed_fput();
 }

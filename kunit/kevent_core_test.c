@@ -30,8 +30,8 @@ static void kevent_add_not_ready_is_queued_on_storage(struct kunit *test)
 	struct kt_ctx *c = ctx(test);
 
 	KUNIT_EXPECT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 	KUNIT_EXPECT_EQ(test, c->origin[0].enqueued, 1);
 	KUNIT_EXPECT_FALSE(test, list_empty(&c->origin[0].st.list));
 }
@@ -45,7 +45,7 @@ static void kevent_storage_ready_queues_ready_event(struct kunit *test)
 	c->origin[0].ready = 1;
 	c->origin[0].ret_data0 = 77;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
 
 	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 2), 1L);
 	KUNIT_EXPECT_EQ(test, out[0].type, (u32)KEVENT_TYPE_KERNEL);
@@ -54,7 +54,7 @@ static void kevent_storage_ready_queues_ready_event(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
 	KUNIT_EXPECT_EQ(test, out[0].ret_data[0], 77U);
 	KUNIT_EXPECT_EQ(test, out[0].user[0], 0xabcdU);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 }
 
 /*
@@ -90,7 +90,7 @@ static void kevent_storage_ready_needs_a_common_mask_bit(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, m->event, 0), 0);
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, m->notified);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), m->ready);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), m->ready);
 	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, (int)m->ready);
 }
 
@@ -101,7 +101,7 @@ static void kevent_storage_ready_callback_not_ready(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
 	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, 1);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 }
 
 static void kevent_storage_ready_callback_broken(struct kunit *test)
@@ -112,7 +112,7 @@ static void kevent_storage_ready_callback_broken(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	c->origin[0].ready = -1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
 	/* A broken event leaves its storage. */
 	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
 	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
@@ -139,7 +139,7 @@ static void kevent_storage_ready_runs_ready_callback_on_all(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_seen, 1);
 	kevent_storage_ready(&c->origin[1].st, kt_count_callback, EV_B);
 	KUNIT_EXPECT_EQ(test, kt_seen, 2);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 }
 
 /* Coalescing and the three delivery modes. */
@@ -153,7 +153,7 @@ static void kevent_ready_event_is_never_queued_twice(struct kunit *test)
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
 }
 
 static void kevent_level_sticky_done_requeues_without_ready(struct kunit *test)
@@ -169,10 +169,10 @@ static void kevent_level_sticky_done_requeues_without_ready(struct kunit *test)
 	/* DONE stays: the next matching notification queues it again. */
 	c->origin[0].ready = 0;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
 	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
 	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 1U);
 }
 
 static void kevent_et_cleared_on_delivery(struct kunit *test)
@@ -191,10 +191,10 @@ static void kevent_et_cleared_on_delivery(struct kunit *test)
 	/* Not reported again until a notification says ready. */
 	c->origin[0].ready = 0;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
 }
 
 static void kevent_oneshot_delivered_once_and_freed(struct kunit *test)
@@ -208,10 +208,10 @@ static void kevent_oneshot_delivered_once_and_freed(struct kunit *test)
 	/* Ready: it left the storage already. */
 	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
 
 	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 0U);
 	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
 	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 1), 0L);
 }
@@ -219,55 +219,55 @@ static void kevent_oneshot_delivered_once_and_freed(struct kunit *test)
 static void kevent_wakeup_one_queues_one_per_pass(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
-	struct kevent_user *u2, *u3;
+	struct kevent_queue *u2, *u3;
 	struct ukevent uk;
 
 	/* Three queues watch origin 0, all with WAKEUP_ONE. */
-	u2 = kevent_user_create();
-	u3 = kevent_user_create();
+	u2 = kevent_queue_create();
+	u3 = kevent_queue_create();
 	KUNIT_ASSERT_NOT_NULL(test, u2);
 	KUNIT_ASSERT_NOT_NULL(test, u3);
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_WAKEUP_ONE), 0);
 	uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
 	mutex_lock(&u2->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, u2), 0);
+	KUNIT_EXPECT_EQ(test, kevent_queue_add_ukevent(&uk, u2), 0);
 	mutex_unlock(&u2->ctl_mutex);
 	uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
 	mutex_lock(&u3->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, u3), 0);
+	KUNIT_EXPECT_EQ(test, kevent_queue_add_ukevent(&uk, u3), 0);
 	mutex_unlock(&u3->ctl_mutex);
 
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u) +
-			kevent_user_ready_num(u2) + kevent_user_ready_num(u3), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q) +
+			kevent_queue_ready_num(u2) + kevent_queue_ready_num(u3), 1U);
 	/* The first in storage order got it. */
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
 
-	kevent_user_destroy(u2);
-	kevent_user_destroy(u3);
+	kevent_queue_destroy(u2);
+	kevent_queue_destroy(u3);
 }
 
 static void kevent_wakeup_one_mixed_with_plain_events(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
-	struct kevent_user *u2;
+	struct kevent_queue *u2;
 	struct ukevent uk;
 
-	u2 = kevent_user_create();
+	u2 = kevent_queue_create();
 	KUNIT_ASSERT_NOT_NULL(test, u2);
 	/* Plain first, then WAKEUP_ONE: the plain one counts as woken. */
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
 	mutex_lock(&u2->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, u2), 0);
+	KUNIT_EXPECT_EQ(test, kevent_queue_add_ukevent(&uk, u2), 0);
 	mutex_unlock(&u2->ctl_mutex);
 
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u2), 0U);
-	kevent_user_destroy(u2);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(u2), 0U);
+	kevent_queue_destroy(u2);
 }
 
 /* Control operations. */
@@ -278,11 +278,11 @@ static void kevent_add_ready_at_once_is_reported_not_kept(struct kunit *test)
 	struct ukevent uk = kt_uk(0, EV_A, 0);
 
 	c->origin[0].enqueue_ret = 1;
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), 1);
-	mutex_unlock(&c->u->ctl_mutex);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_add_ukevent(&uk, c->q), 1);
+	mutex_unlock(&c->q->ctl_mutex);
 	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 0U);
 	/* The storage's reference on the origin is dropped. */
 	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
 	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
@@ -324,13 +324,13 @@ static void kevent_add_refused(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	c->origin[0].enqueue_ret = r->enqueue_ret;
 	uk.type = r->type;
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), r->err);
-	mutex_unlock(&c->u->ctl_mutex);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_add_ukevent(&uk, c->q), r->err);
+	mutex_unlock(&c->q->ctl_mutex);
 	KUNIT_EXPECT_EQ(test, uk.ret_flags,
 			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
 	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], r->err);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, r->duplicate ? 1U : 0U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, r->duplicate ? 1U : 0U);
 	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 0);
 }
 
@@ -339,10 +339,10 @@ static void kevent_remove_missing_key_enoent(struct kunit *test)
 	struct kt_ctx *c = ctx(test);
 	struct ukevent uk = kt_uk(2, EV_A, 0);
 
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_remove_ukevent(&uk, c->u), -ENOENT);
-	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), -ENOENT);
-	mutex_unlock(&c->u->ctl_mutex);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_remove_ukevent(&uk, c->q), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kevent_queue_modify_ukevent(&uk, c->q), -ENOENT);
+	mutex_unlock(&c->q->ctl_mutex);
 }
 
 static void kevent_remove_detaches_and_unreadies(struct kunit *test)
@@ -353,12 +353,12 @@ static void kevent_remove_detaches_and_unreadies(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(c->u), 1U);
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_remove_ukevent(&uk, c->u), 0);
-	mutex_unlock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_ASSERT_EQ(test, kevent_queue_ready_num(c->q), 1U);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_remove_ukevent(&uk, c->q), 0);
+	mutex_unlock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 0U);
 	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
 	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
 }
@@ -370,10 +370,10 @@ static void kevent_modify_rechecks_readiness(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	c->origin[0].ready = 1;
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), 0);
-	mutex_unlock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_modify_ukevent(&uk, c->q), 0);
+	mutex_unlock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
 	/* The new event bits are the ones matched. */
 	c->origin[0].ready = 0;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
@@ -391,12 +391,12 @@ static void kevent_modify_after_fini_removes_with_ebadf(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	kevent_storage_fini(&c->origin[0].st, 0);
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), -EBADF);
-	mutex_unlock(&c->u->ctl_mutex);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_modify_ukevent(&uk, c->q), -EBADF);
+	mutex_unlock(&c->q->ctl_mutex);
 	KUNIT_EXPECT_EQ(test, c->origin[0].callbacks, 0);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
 	/* With lockdep: the event lock was taken irq-safe here too. */
 	if (IS_ENABLED(CONFIG_PROVE_LOCKING))
@@ -420,35 +420,35 @@ static void kevent_get_events_returns_up_to_max_in_order(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 2), 2L);
 	KUNIT_EXPECT_EQ(test, out[0].id.raw[0], 2U);
 	KUNIT_EXPECT_EQ(test, out[1].id.raw[0], 1U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
 }
 
 static void kevent_release_frees_events_in_every_state(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
-	struct kevent_user *u = kevent_user_create();
+	struct kevent_queue *q = kevent_queue_create();
 	struct user_struct *owner;
 	struct ukevent uk;
 	long before;
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, u);
-	owner = u->owner;	/* the test thread's user: outlives the queue */
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	owner = q->owner;	/* the test thread's user: outlives the queue */
 	before = atomic_long_read(&owner->kevents);
 	c->origin[1].ready = 1;
-	mutex_lock(&u->ctl_mutex);
+	mutex_lock(&q->ctl_mutex);
 	for (i = 0; i < 3000; i++) {
 		uk = kt_uk(i % 3, EV_A, i % 2 ? KEVENT_REQ_ONESHOT : 0);
 		uk.id.raw[1] = i;
-		KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, u), 0);
+		KUNIT_ASSERT_EQ(test, kevent_queue_add_ukevent(&uk, q), 0);
 	}
-	mutex_unlock(&u->ctl_mutex);
+	mutex_unlock(&q->ctl_mutex);
 	c->origin[2].ready = -1;
 	kevent_storage_ready(&c->origin[1].st, NULL, EV_A);
 	kevent_storage_ready(&c->origin[2].st, NULL, EV_A);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&owner->kevents), before + 3000);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u), 2000U);
-	kevent_user_destroy(u);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(q), 2000U);
+	kevent_queue_destroy(q);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&owner->kevents), before);
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[i].st.list));
@@ -463,22 +463,22 @@ static void kevent_release_frees_events_in_every_state(struct kunit *test)
 static void kevent_wakeup_one_skips_event_already_ready(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
-	struct kevent_user *u2 = kevent_user_create();
+	struct kevent_queue *u2 = kevent_queue_create();
 	struct ukevent uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
 
 	KUNIT_ASSERT_NOT_NULL(test, u2);
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_WAKEUP_ONE), 0);
 	mutex_lock(&u2->ctl_mutex);
-	KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, u2), 0);
+	KUNIT_ASSERT_EQ(test, kevent_queue_add_ukevent(&uk, u2), 0);
 	mutex_unlock(&u2->ctl_mutex);
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u2), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(u2), 0U);
 	/* The first queue has not collected: the next one goes to u2. */
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u2), 1U);
-	kevent_user_destroy(u2);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(u2), 1U);
+	kevent_queue_destroy(u2);
 }
 
 /*
@@ -492,12 +492,12 @@ static void kevent_fini_then_removal_still_dequeues(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	kevent_storage_fini(&c->origin[0].st, -EPIPE);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_remove_ukevent(&uk, c->u), 0);
-	mutex_unlock(&c->u->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_remove_ukevent(&uk, c->q), 0);
+	mutex_unlock(&c->q->ctl_mutex);
 	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 	/* A dead origin takes no new kevent. */
 	KUNIT_EXPECT_EQ(test, kt_add(c, 0, EV_A, 0), -EBADF);
 }
@@ -506,20 +506,20 @@ static void kevent_fini_then_removal_still_dequeues(struct kunit *test)
 static void kevent_broken_event_removed_after_delivery(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
-	long before = atomic_long_read(&c->u->owner->kevents);
+	long before = atomic_long_read(&c->q->owner->kevents);
 	struct ukevent out[1];
 
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->u->owner->kevents), before + 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->q->owner->kevents), before + 1);
 	kevent_storage_fini(&c->origin[0].st, -EPIPE);
 	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
 	KUNIT_EXPECT_EQ(test, out[0].ret_flags,
 			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
 	KUNIT_EXPECT_EQ(test, (int)out[0].ret_data[1], -EPIPE);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 0U);
 	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
 	/* Its key and its charge are free again. */
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->u->owner->kevents), before);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->q->owner->kevents), before);
 }
 
 /*
@@ -538,29 +538,29 @@ static void kevent_modify_reattaches_event_that_left_storage(struct kunit *test)
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
 	KUNIT_ASSERT_TRUE(test, list_empty(&c->origin[0].st.list));
 	c->origin[0].ready = 0;
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), 0);
-	mutex_unlock(&c->u->ctl_mutex);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_modify_ukevent(&uk, c->q), 0);
+	mutex_unlock(&c->q->ctl_mutex);
 	KUNIT_EXPECT_FALSE(test, list_empty(&c->origin[0].st.list));
 	/* Not ready now: off the ready list, nothing stale delivered. */
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
 	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
 	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
 	KUNIT_EXPECT_EQ(test, out[0].req_flags, 0U);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 1U);
 
 	/* The same for a broken one. */
 	c->origin[0].ready = -1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
 	KUNIT_ASSERT_TRUE(test, list_empty(&c->origin[0].st.list));
 	c->origin[0].ready = 0;
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), 0);
-	mutex_unlock(&c->u->ctl_mutex);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_modify_ukevent(&uk, c->q), 0);
+	mutex_unlock(&c->q->ctl_mutex);
 	KUNIT_EXPECT_FALSE(test, list_empty(&c->origin[0].st.list));
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 }
 
 /* An event mask with no bit the storage reports is refused, ADD and MODIFY. */
@@ -569,20 +569,20 @@ static void kevent_mask_matching_nothing_is_einval(struct kunit *test)
 	struct kt_ctx *c = ctx(test);
 	struct ukevent uk = kt_uk(0, 0, 0);
 
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), -EINVAL);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_add_ukevent(&uk, c->q), -EINVAL);
 	KUNIT_EXPECT_EQ(test, uk.ret_flags,
 			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
 	uk = kt_uk(0, EV_A, 0);
-	KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, c->u), 0);
+	KUNIT_ASSERT_EQ(test, kevent_queue_add_ukevent(&uk, c->q), 0);
 	uk.event = 0;
-	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), -EINVAL);
-	mutex_unlock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_modify_ukevent(&uk, c->q), -EINVAL);
+	mutex_unlock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 1U);
 	/* Unchanged: still EV_A. */
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
 }
 
 /*
@@ -638,9 +638,9 @@ static void kt_modify_now(void *arg)
 	struct kt_modify_arg *m = arg;
 	struct ukevent uk = kt_uk(0, EV_A, m->req_flags);
 
-	mutex_lock(&m->c->u->ctl_mutex);
-	m->ret = kevent_user_modify_ukevent(&uk, m->c->u);
-	mutex_unlock(&m->c->u->ctl_mutex);
+	mutex_lock(&m->c->q->ctl_mutex);
+	m->ret = kevent_queue_modify_ukevent(&uk, m->c->q);
+	mutex_unlock(&m->c->q->ctl_mutex);
 }
 
 /*
@@ -657,10 +657,10 @@ static void kevent_modify_during_delivery_is_kept(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_ASSERT_EQ(test, kevent_user_get_events(c->u, 1, 1, 0,
-			(struct ukevent __user *)buf, false), 1L);
+	KUNIT_ASSERT_EQ(test, kevent_queue_get_events(c->q, 1, 1, 0,
+						      (struct ukevent __user *)buf, false), 1L);
 	KUNIT_EXPECT_EQ(test, m.ret, 0);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 1U);
 	KUNIT_EXPECT_FALSE(test, list_empty(&c->origin[0].st.list));
 }
 
@@ -678,11 +678,11 @@ static void kevent_modify_during_failed_delivery_not_undone(struct kunit *test)
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
 	c->origin[0].ready = 0;
-	KUNIT_EXPECT_EQ(test, kevent_user_get_events(c->u, 1, 1, 0,
-			(struct ukevent __user *)buf, false), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kevent_queue_get_events(c->q, 1, 1, 0,
+						      (struct ukevent __user *)buf, false), (long)-EFAULT);
 	KUNIT_EXPECT_EQ(test, m.ret, 0);
 	/* MODIFY found it not ready; the faulted delivery does not requeue it. */
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 }
 
 /*
@@ -737,8 +737,8 @@ static struct ukevent kt_put_back(struct kunit *test, u32 first, u32 second)
 	c->origin[0].ready = 1;
 	c->origin[0].ret_data0 = first;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_get_events(c->u, 1, 1, 0,
-			(struct ukevent __user *)buf, false), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kevent_queue_get_events(c->q, 1, 1, 0,
+						      (struct ukevent __user *)buf, false), (long)-EFAULT);
 	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 1), 1L);
 	KUNIT_EXPECT_EQ(test, out[0].ret_flags, (u32)KEVENT_RET_DONE);
 	return out[0];
@@ -807,8 +807,8 @@ static int kt_collector_b(void *arg)
 	struct kt_second_collector *sc = arg;
 
 	kthread_use_mm(sc->mm);
-	sc->ret = kevent_user_get_events(sc->c->u, 1, 1, 0,
-					 (struct ukevent __user *)sc->bad, false);
+	sc->ret = kevent_queue_get_events(sc->c->q, 1, 1, 0,
+					  (struct ukevent __user *)sc->bad, false);
 	kthread_unuse_mm(sc->mm);
 	complete(&sc->done);
 	return 0;
@@ -847,8 +847,8 @@ static void kevent_returned_kevent_not_taken_twice_in_one_call(struct kunit *tes
 		KUNIT_ASSERT_EQ(test, kt_add(c, i, EV_A, 0), 0);
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_EXPECT_EQ(test, kevent_user_get_events(c->u, 1, 4, 0,
-			(struct ukevent __user *)buf, false), 1L);
+	KUNIT_EXPECT_EQ(test, kevent_queue_get_events(c->q, 1, 4, 0,
+						      (struct ukevent __user *)buf, false), 1L);
 	KUNIT_EXPECT_EQ(test, sc.ret, (long)-EFAULT);
 	/* Given back, it is still ready, for the next call. */
 	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 4), 1L);
@@ -867,12 +867,12 @@ static void kt_stale_ahead(struct kunit *test, struct kt_ctx *c,
 	unsigned int i;
 
 	KUNIT_ASSERT_EQ(test, kt_register(true, false), 0);
-	mutex_lock(&c->u->ctl_mutex);
+	mutex_lock(&c->q->ctl_mutex);
 	for (i = 0; i < stale; i++) {
 		uk.id.raw[1] = i;
-		KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, c->u), 0);
+		KUNIT_ASSERT_EQ(test, kevent_queue_add_ukevent(&uk, c->q), 0);
 	}
-	mutex_unlock(&c->u->ctl_mutex);
+	mutex_unlock(&c->q->ctl_mutex);
 	KUNIT_ASSERT_EQ(test, kt_add(c, 1, EV_A, 0), 0);
 	c->origin[0].ready = KEVENT_RECHECK;
 	c->origin[0].not_ready_at_delivery = true;
@@ -880,7 +880,7 @@ static void kt_stale_ahead(struct kunit *test, struct kt_ctx *c,
 	c->origin[1].ready = KEVENT_READY;
 	c->origin[1].ret_data0 = 7;
 	kevent_storage_ready(&c->origin[1].st, NULL, EV_A);
-	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(c->u), stale + 1);
+	KUNIT_ASSERT_EQ(test, kevent_queue_ready_num(c->q), stale + 1);
 }
 
 /* The ready kevent behind, and only it, in @out[0] of @n. */
@@ -901,7 +901,7 @@ static void kevent_not_ready_at_delivery_do_not_end_the_pass(struct kunit *test)
 
 	kt_stale_ahead(test, c, 80);
 	kt_expect_the_ready_one(test, out, kt_get(test, c, out, 8));
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 8), 0L);
 }
 
@@ -923,7 +923,7 @@ static void kevent_not_ready_at_delivery_pass_ends_at_budget(struct kunit *test)
 	kt_stale_ahead(test, c, 80);
 	c->origin[0].in_deliver = kt_slow_recheck;
 	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 8), 0L);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 80U - 64U + 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 80U - 64U + 1U);
 	kt_expect_the_ready_one(test, out, kt_get(test, c, out, 8));
 	c->origin[0].in_deliver = NULL;
 }
@@ -940,12 +940,12 @@ static void kevent_not_ready_at_delivery_pass_ends_at_signal(struct kunit *test)
 	kt_stale_ahead(test, c, 40);
 	allow_signal(SIGUSR1);
 	send_sig(SIGUSR1, current, 0);
-	ret = kevent_user_get_events(c->u, 1, 8, NSEC_PER_SEC,
-				     (struct ukevent __user *)buf, false);
+	ret = kevent_queue_get_events(c->q, 1, 8, NSEC_PER_SEC,
+				      (struct ukevent __user *)buf, false);
 	flush_signals(current);
 	disallow_signal(SIGUSR1);
 	KUNIT_EXPECT_EQ(test, ret, (long)-EINTR);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 40U - 32U + 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 40U - 32U + 1U);
 	kt_expect_the_ready_one(test, out, kt_get(test, c, out, 8));
 }
 
@@ -956,7 +956,7 @@ static void kevent_not_ready_at_delivery_pass_ends_at_signal(struct kunit *test)
  * tree detached.
  */
 struct kt_holder {
-	struct kevent_user	*u;
+	struct kevent_queue	*q;
 	struct completion	held, release, done;
 	bool			started;
 };
@@ -965,10 +965,10 @@ static int kt_hold_thread(void *arg)
 {
 	struct kt_holder *h = arg;
 
-	mutex_lock(&h->u->ctl_mutex);
+	mutex_lock(&h->q->ctl_mutex);
 	complete(&h->held);
 	wait_for_completion_timeout(&h->release, 2 * HZ);
-	kevent_queue_unlock(h->u);
+	kevent_queue_unlock(h->q);
 	complete(&h->done);
 	return 0;
 }
@@ -990,7 +990,7 @@ static void kt_hold_and_kill(void *arg)
 static void kevent_killed_collector_leaves_none_detached(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
-	struct kt_holder h = { .u = c->u };
+	struct kt_holder h = { .q = c->q };
 	unsigned long buf;
 	long n;
 
@@ -1001,8 +1001,8 @@ static void kevent_killed_collector_leaves_none_detached(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	n = kevent_user_get_events(c->u, 1, 1, 0,
-				   (struct ukevent __user *)buf, false);
+	n = kevent_queue_get_events(c->q, 1, 1, 0,
+				    (struct ukevent __user *)buf, false);
 	flush_signals(current);
 	disallow_signal(SIGKILL);
 	KUNIT_EXPECT_EQ(test, n, 1L);
@@ -1010,9 +1010,9 @@ static void kevent_killed_collector_leaves_none_detached(struct kunit *test)
 	complete(&h.release);
 	wait_for_completion(&h.done);
 	/* Delivered, so removed: out of the tree and off its origin. */
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 0U);
 	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
 }
 
 static struct kunit_case kevent_core_cases[] = {

@@ -20,8 +20,8 @@ int kf_init(struct kunit *test)
 	if (!c)
 		return -ENOMEM;
 	for (i = 0; i < KF_QUEUES; i++) {
-		c->u[i] = kevent_user_create();
-		if (!c->u[i])
+		c->q[i] = kevent_queue_create();
+		if (!c->q[i])
 			return -ENOMEM;
 	}
 	c->buf = (struct ukevent __user *)kt_user_mem(test, PAGE_SIZE);
@@ -38,8 +38,8 @@ void kf_exit(struct kunit *test)
 
 	/* The queues first, then the files their kevents watch. */
 	for (i = 0; i < KF_QUEUES; i++)
-		if (c->u[i])
-			kevent_user_destroy(c->u[i]);
+		if (c->q[i])
+			kevent_queue_destroy(c->q[i]);
 	for (i = 0; i < c->nr_fds; i++)
 		if (c->fds[i] >= 0)
 			close_fd(c->fds[i]);
@@ -121,40 +121,40 @@ struct ukevent kf_uk(u32 type, int fd, u32 event, u32 req_flags)
 	return uk;
 }
 
-int kf_add(struct kf_ctx *c, int q, struct ukevent *uk)
+int kf_add(struct kf_ctx *c, int qi, struct ukevent *uk)
 {
 	int err;
 
-	mutex_lock(&c->u[q]->ctl_mutex);
-	err = kevent_user_add_ukevent(uk, c->u[q]);
-	mutex_unlock(&c->u[q]->ctl_mutex);
+	mutex_lock(&c->q[qi]->ctl_mutex);
+	err = kevent_queue_add_ukevent(uk, c->q[qi]);
+	mutex_unlock(&c->q[qi]->ctl_mutex);
 	return err;
 }
 
-int kf_remove(struct kf_ctx *c, int q, struct ukevent *uk)
+int kf_remove(struct kf_ctx *c, int qi, struct ukevent *uk)
 {
 	int err;
 
-	mutex_lock(&c->u[q]->ctl_mutex);
-	err = kevent_user_remove_ukevent(uk, c->u[q]);
-	mutex_unlock(&c->u[q]->ctl_mutex);
+	mutex_lock(&c->q[qi]->ctl_mutex);
+	err = kevent_queue_remove_ukevent(uk, c->q[qi]);
+	mutex_unlock(&c->q[qi]->ctl_mutex);
 	return err;
 }
 
-int kf_modify(struct kf_ctx *c, int q, struct ukevent *uk)
+int kf_modify(struct kf_ctx *c, int qi, struct ukevent *uk)
 {
 	int err;
 
-	mutex_lock(&c->u[q]->ctl_mutex);
-	err = kevent_user_modify_ukevent(uk, c->u[q]);
-	mutex_unlock(&c->u[q]->ctl_mutex);
+	mutex_lock(&c->q[qi]->ctl_mutex);
+	err = kevent_queue_modify_ukevent(uk, c->q[qi]);
+	mutex_unlock(&c->q[qi]->ctl_mutex);
 	return err;
 }
 
-long kf_get(struct kunit *test, struct kf_ctx *c, int q, u64 timeout,
+long kf_get(struct kunit *test, struct kf_ctx *c, int qi, u64 timeout,
 	    struct ukevent *out)
 {
-	long n = kevent_user_get_events(c->u[q], 1, 1, timeout, c->buf, false);
+	long n = kevent_queue_get_events(c->q[qi], 1, 1, timeout, c->buf, false);
 
 	if (n == 1)
 		KUNIT_ASSERT_EQ(test, 0UL,

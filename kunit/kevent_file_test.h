@@ -14,7 +14,7 @@
 #define KF_FDS		16
 
 struct kf_ctx {
-	struct kevent_user	*u[KF_QUEUES];	/* u[0] is the usual queue */
+	struct kevent_queue	*q[KF_QUEUES];	/* q[0] is the usual queue */
 	struct ukevent __user	*buf;
 	int			fds[KF_FDS];	/* closed at exit */
 	int			nr_fds;
@@ -35,12 +35,12 @@ ssize_t kf_write(int fd, size_t len);
 ssize_t kf_read(int fd, size_t len);
 
 struct ukevent kf_uk(u32 type, int fd, u32 event, u32 req_flags);
-/* ADD, REMOVE and MODIFY one entry on queue @q; the answer is left in @uk. */
-int kf_add(struct kf_ctx *c, int q, struct ukevent *uk);
-int kf_remove(struct kf_ctx *c, int q, struct ukevent *uk);
-int kf_modify(struct kf_ctx *c, int q, struct ukevent *uk);
-/* Deliver one event of queue @q, waiting up to @timeout ns; 1 or 0. */
-long kf_get(struct kunit *test, struct kf_ctx *c, int q, u64 timeout,
+/* ADD, REMOVE and MODIFY one entry on queue @qi; the answer is left in @uk. */
+int kf_add(struct kf_ctx *c, int qi, struct ukevent *uk);
+int kf_remove(struct kf_ctx *c, int qi, struct ukevent *uk);
+int kf_modify(struct kf_ctx *c, int qi, struct ukevent *uk);
+/* Deliver one event of queue @qi, waiting up to @timeout ns; 1 or 0. */
+long kf_get(struct kunit *test, struct kf_ctx *c, int qi, u64 timeout,
 	    struct ukevent *out);
 
 #endif

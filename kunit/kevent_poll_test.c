@@ -50,7 +50,7 @@ static void kevent_poll_ready_at_add_reported_not_kept(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), 1);
 	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
 	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLIN);
-	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 0U);
 	/* The write end is writable at once, with the bits it asked for. */
 	uk = kf_uk(KEVENT_POLL, p[1], POLLOUT | POLLWRNORM, 0);
 	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), 1);
@@ -66,9 +66,9 @@ static void kevent_poll_write_makes_reader_ready(struct kunit *test)
 	kf_pipe(test, p);
 	uk = kf_uk(KEVENT_POLL, p[0], POLLIN | POLLRDNORM, 0);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), 0U);
 	KUNIT_ASSERT_EQ(test, kf_write(p[1], 3), 3L);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), 1U);
 	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
 	KUNIT_EXPECT_EQ(test, uk.type, (u32)KEVENT_POLL);
 	KUNIT_EXPECT_EQ(test, uk.id.raw[0], (u32)p[0]);
@@ -121,18 +121,18 @@ static void kevent_poll_request_modes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLIN);
 	KUNIT_EXPECT_EQ(test, uk.req_flags, m->req_flags);
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 0L);
-	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, m->kept ? 1U : 0U);
+	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, m->kept ? 1U : 0U);
 	/* Reading wakes the writer side only: nothing for POLLIN. */
 	KUNIT_EXPECT_EQ(test, kf_read(p[0], 64), 2L);
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 0L);
 	/* A new write: a new edge, a matching wake-up, or nobody. */
 	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), m->kept ? 1U : 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), m->kept ? 1U : 0U);
 	if (m->kept) {
 		KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
 		KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
 		KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLIN);
-		KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 1U);
+		KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 1U);
 		return;
 	}
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 0L);
@@ -152,7 +152,7 @@ static void kevent_poll_hangup_reported_unasked(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
 	/* Not asked for: data. */
 	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), 0U);
 	/* Not asked for either, but always reported: the writer is gone. */
 	kf_close(test, p[1]);
 	/*
@@ -184,7 +184,7 @@ static void kevent_poll_last_close_breaks_unpinned_file(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	kf_close(test, p[0]);
 	/* Another reference holds the file: still watched. */
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), 0U);
 	KUNIT_EXPECT_EQ(test, kf_write(p[1], 1), 1L);
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
 	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
@@ -197,12 +197,12 @@ static void kevent_poll_last_close_breaks_unpinned_file(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uk.ret_flags,
 			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
 	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -EBADF);
-	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 0U);
-	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(c->u[1]), 1U);
+	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 0U);
+	KUNIT_ASSERT_EQ(test, kevent_queue_ready_num(c->q[1]), 1U);
 	/* MODIFY finds the origin gone: -EBADF, and the kevent goes. */
 	KUNIT_EXPECT_EQ(test, kf_modify(c, 1, &uk), -EBADF);
-	KUNIT_EXPECT_EQ(test, c->u[1]->kevent_num, 0U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[1]), 0U);
+	KUNIT_EXPECT_EQ(test, c->q[1]->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[1]), 0U);
 }
 
 static const struct file_operations kevent_poll_nopoll_fops = {
@@ -229,29 +229,29 @@ static void kevent_poll_refuses_closed_pollless_and_queue_fds(struct kunit *test
 	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), -EPERM);
 
 	/* A queue cannot watch a queue. */
-	fd = kevent_user_getfd(O_CLOEXEC);
+	fd = kevent_queue_getfd(O_CLOEXEC);
 	KUNIT_ASSERT_GE(test, fd, 0);
 	c->fds[c->nr_fds++] = fd;
 	uk = kf_uk(KEVENT_POLL, fd, POLLIN, 0);
 	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), -EINVAL);
-	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 0U);
 }
 
 static void kevent_poll_wakeup_one_reaches_one_queue(struct kunit *test)
 {
 	struct kf_ctx *c = test->priv;
-	unsigned int q, ready = 0;
+	unsigned int qi, ready = 0;
 	struct ukevent uk;
 	int p[2];
 
 	kf_pipe(test, p);
 	uk = kf_uk(KEVENT_POLL, p[0], POLLIN,
 		   KEVENT_REQ_ET | KEVENT_REQ_WAKEUP_ONE);
-	for (q = 0; q < KF_QUEUES; q++)
-		KUNIT_ASSERT_EQ(test, kf_add(c, q, &uk), 0);
+	for (qi = 0; qi < KF_QUEUES; qi++)
+		KUNIT_ASSERT_EQ(test, kf_add(c, qi, &uk), 0);
 	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
-	for (q = 0; q < KF_QUEUES; q++)
-		ready += kevent_user_ready_num(c->u[q]);
+	for (qi = 0; qi < KF_QUEUES; qi++)
+		ready += kevent_queue_ready_num(c->q[qi]);
 	KUNIT_EXPECT_EQ(test, ready, 1U);
 }
 
@@ -259,16 +259,16 @@ static void kevent_poll_without_wakeup_one_reaches_all(struct kunit *test)
 {
 	struct kf_ctx *c = test->priv;
 	struct ukevent uk;
-	unsigned int q;
+	unsigned int qi;
 	int p[2];
 
 	kf_pipe(test, p);
 	uk = kf_uk(KEVENT_POLL, p[0], POLLIN, KEVENT_REQ_ET);
-	for (q = 0; q < KF_QUEUES; q++)
-		KUNIT_ASSERT_EQ(test, kf_add(c, q, &uk), 0);
+	for (qi = 0; qi < KF_QUEUES; qi++)
+		KUNIT_ASSERT_EQ(test, kf_add(c, qi, &uk), 0);
 	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
-	for (q = 0; q < KF_QUEUES; q++)
-		KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[q]), 1U);
+	for (qi = 0; qi < KF_QUEUES; qi++)
+		KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[qi]), 1U);
 }
 
 static void kevent_poll_modify_rechecks_the_file(struct kunit *test)
@@ -281,7 +281,7 @@ static void kevent_poll_modify_rechecks_the_file(struct kunit *test)
 	uk = kf_uk(KEVENT_POLL, p[0], POLLPRI, KEVENT_REQ_ET);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
 	KUNIT_ASSERT_EQ(test, kf_write(p[1], 1), 1L);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), 0U);
 	/* Now asking for POLLIN: ->poll is asked from process context. */
 	uk.event = POLLIN;
 	KUNIT_ASSERT_EQ(test, kf_modify(c, 0, &uk), 0);
@@ -332,13 +332,13 @@ static void kevent_poll_pollfree_hangs_up_and_detaches(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLHUP);
 	/* That queue no longer reaches the kevent. */
 	KUNIT_EXPECT_EQ(test, kf_write(p[1], 1), 1L);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), 0U);
 	KUNIT_EXPECT_EQ(test, kf_read(p[0], 64), 1L);
 	/* A new ADD of the same file hears it. */
 	fresh = kf_uk(KEVENT_POLL, p[0], POLLIN, KEVENT_REQ_ET);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 1, &fresh), 0);
 	KUNIT_EXPECT_EQ(test, kf_write(p[1], 1), 1L);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[1]), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[1]), 1U);
 	/* Removal copes with the head that is gone. */
 	KUNIT_EXPECT_EQ(test, kf_remove(c, 0, &uk), 0);
 	fput(f);
@@ -475,7 +475,7 @@ static void kevent_poll_wakeup_during_add_reported_once(struct kunit *test)
 
 	uk = kf_uk(KEVENT_POLL, fd, POLLIN, 0);
 	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), 0);
-	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 1U);
 	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
 	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)POLLIN);
 	KUNIT_EXPECT_EQ(test, kf_get(test, c, 0, 0, &uk), 0L);
@@ -553,7 +553,7 @@ static void kevent_poll_mask_matching_nothing_einval(struct kunit *test)
 		uk = kf_uk(KEVENT_SOCKET, p[0], 0x8, 0);
 		KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), -EINVAL);
 	}
-	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 0U);
 }
 
 static struct kunit_case kevent_poll_cases[] = {

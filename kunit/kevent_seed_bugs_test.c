@@ -51,19 +51,19 @@ static u32 ring_kidx(struct kunit *test, struct kevent_ring __user *ring)
 static void seed_bug_01_release_walks_erased_node(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
-	struct kevent_user *u = kevent_user_create();
+	struct kevent_queue *q = kevent_queue_create();
 	struct ukevent uk;
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, u);
-	mutex_lock(&u->ctl_mutex);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	mutex_lock(&q->ctl_mutex);
 	for (i = 0; i < 1000; i++) {
 		uk = kt_uk(0, EV_A, 0);
 		uk.id.raw[1] = (i * 7919) % 1000;	/* scattered keys */
-		KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, u), 0);
+		KUNIT_ASSERT_EQ(test, kevent_queue_add_ukevent(&uk, q), 0);
 	}
-	mutex_unlock(&u->ctl_mutex);
-	kevent_user_destroy(u);
+	mutex_unlock(&q->ctl_mutex);
+	kevent_queue_destroy(q);
 	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 1000);
 	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
 }
@@ -74,18 +74,18 @@ static void seed_bug_02_ring_kidx_is_next_slot(struct kunit *test)
 	struct kt_ctx *c = ctx(test);
 	struct kevent_ring __user *ring = kt_ring(test);
 
-	KUNIT_ASSERT_EQ(test, kevent_user_ring_init(c->u, ring, 4), 0L);
+	KUNIT_ASSERT_EQ(test, kevent_queue_ring_init(c->q, ring, 4), 0L);
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	KUNIT_ASSERT_EQ(test, kt_add(c, 1, EV_A, 0), 0);
 	kt_ready(c, 0);
-	KUNIT_ASSERT_EQ(test, kevent_user_wait(c->u, 1, 0, false), 1L);
+	KUNIT_ASSERT_EQ(test, kevent_queue_wait(c->q, 1, 0, false), 1L);
 	KUNIT_EXPECT_EQ(test, ring_kidx(test, ring), 1U);
 	kt_ready(c, 1);
 	kt_ready(c, 0);
-	KUNIT_ASSERT_EQ(test, kevent_user_wait(c->u, 3, 0, false), 2L);
+	KUNIT_ASSERT_EQ(test, kevent_queue_wait(c->q, 3, 0, false), 2L);
 	KUNIT_EXPECT_EQ(test, ring_kidx(test, ring), 3U);
 	kt_ready(c, 1);
-	KUNIT_ASSERT_EQ(test, kevent_user_wait(c->u, 3, 0, false), 1L);
+	KUNIT_ASSERT_EQ(test, kevent_queue_wait(c->q, 3, 0, false), 1L);
 	KUNIT_EXPECT_EQ(test, ring_kidx(test, ring), 0U);	/* wrapped */
 }
 
@@ -96,15 +96,15 @@ static void seed_bug_03_ring_init_checks_and_resets(struct kunit *test)
 	struct kevent_ring __user *ring = kt_ring(test);
 
 	KUNIT_ASSERT_EQ(test, 0, put_user(77U, &ring->ring_kidx));
-	KUNIT_EXPECT_EQ(test, kevent_user_ring_init(c->u, ring, 0), (long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, kevent_user_ring_init(c->u, ring, ~0U), (long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, kevent_user_ring_init(c->u, (void __user *)16, 4),
+	KUNIT_EXPECT_EQ(test, kevent_queue_ring_init(c->q, ring, 0), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ring_init(c->q, ring, ~0U), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ring_init(c->q, (void __user *)16, 4),
 			(long)-EFAULT);
 	/* 4096 bytes hold 102 events: 200 run past the mapping. */
-	KUNIT_EXPECT_EQ(test, kevent_user_ring_init(c->u, ring, 200), (long)-EFAULT);
-	KUNIT_EXPECT_EQ(test, kevent_user_ring_init(c->u, ring, 4), 0L);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ring_init(c->q, ring, 200), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ring_init(c->q, ring, 4), 0L);
 	KUNIT_EXPECT_EQ(test, ring_kidx(test, ring), 0U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ring_init(c->u, ring, 4), (long)-EBUSY);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ring_init(c->q, ring, 4), (long)-EBUSY);
 }
 
 /* 4: kevent_get_events does not write into the ring. */
@@ -115,7 +115,7 @@ static void seed_bug_04_get_events_leaves_ring_alone(struct kunit *test)
 	struct ukevent out[1];
 	u32 type;
 
-	KUNIT_ASSERT_EQ(test, kevent_user_ring_init(c->u, ring, 4), 0L);
+	KUNIT_ASSERT_EQ(test, kevent_queue_ring_init(c->q, ring, 4), 0L);
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	kt_ready(c, 0);
 	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
@@ -132,18 +132,18 @@ static void seed_bug_05_fault_keeps_event(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
 	kt_ready(c, 0);
-	KUNIT_EXPECT_EQ(test, kevent_user_get_events(c->u, 1, 1, 0,
-			(struct ukevent __user *)16, false), (long)-EFAULT);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_get_events(c->q, 1, 1, 0,
+						      (struct ukevent __user *)16, false), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 1U);
 	/* The ring path too: a ring in memory that faults. */
-	KUNIT_ASSERT_EQ(test, kevent_user_ring_init(c->u, ring, 4), 0L);
-	c->u->pring = (struct kevent_ring __user *)16;
-	KUNIT_EXPECT_EQ(test, kevent_user_wait(c->u, 1, 0, false), (long)-EFAULT);
-	c->u->pring = ring;
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
-	KUNIT_EXPECT_EQ(test, kevent_user_wait(c->u, 1, 0, false), 1L);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
+	KUNIT_ASSERT_EQ(test, kevent_queue_ring_init(c->q, ring, 4), 0L);
+	c->q->pring = (struct kevent_ring __user *)16;
+	KUNIT_EXPECT_EQ(test, kevent_queue_wait(c->q, 1, 0, false), (long)-EFAULT);
+	c->q->pring = ring;
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_wait(c->q, 1, 0, false), 1L);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 0U);
 }
 
 /* 6: a timeout under one tick still waits (hrtimers, not USER_HZ). */
@@ -158,8 +158,8 @@ static void seed_bug_06_short_timeout_waits(struct kunit *test)
 	/* At least 2 ms every time, at most 10 ms in the fastest try. */
 	for (i = 0; i < KT_TIMING_TRIES && best >= kt_slack(10000); i++) {
 		t0 = ktime_get();
-		KUNIT_EXPECT_EQ(test, kevent_user_get_events(c->u, 1, 1, 2 * NSEC_PER_MSEC,
-				(struct ukevent __user *)buf, false), 0L);
+		KUNIT_EXPECT_EQ(test, kevent_queue_get_events(c->q, 1, 1, 2 * NSEC_PER_MSEC,
+							      (struct ukevent __user *)buf, false), 0L);
 		us = ktime_us_delta(ktime_get(), t0);
 		KUNIT_EXPECT_GE(test, us, 2000LL);
 		best = min(best, us);
@@ -178,8 +178,8 @@ static void seed_bug_07_signal_interrupts_wait(struct kunit *test)
 	allow_signal(SIGUSR1);
 	send_sig(SIGUSR1, current, 0);
 	t0 = ktime_get();
-	ret = kevent_user_get_events(c->u, 1, 1, NSEC_PER_SEC,
-				     (struct ukevent __user *)buf, false);
+	ret = kevent_queue_get_events(c->q, 1, 1, NSEC_PER_SEC,
+				      (struct ukevent __user *)buf, false);
 	flush_signals(current);
 	disallow_signal(SIGUSR1);
 	KUNIT_EXPECT_EQ(test, ret, (long)-EINTR);
@@ -202,7 +202,7 @@ static void seed_bug_08_ctl_allocation_bounded(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, 0UL, copy_to_user(&arr[i], &uk, sizeof(uk)));
 	}
 	WRITE_ONCE(kevent_ctl_alloc_peak, 0);
-	KUNIT_EXPECT_EQ(test, kevent_user_ctl(c->u, KEVENT_CTL_REMOVE, n, arr), 0);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ctl(c->q, KEVENT_CTL_REMOVE, n, arr), 0);
 	KUNIT_EXPECT_GT(test, kevent_ctl_alloc_peak, 0UL);
 	KUNIT_EXPECT_LE(test, kevent_ctl_alloc_peak,
 			KEVENT_CTL_CHUNK * sizeof(struct ukevent));
@@ -212,7 +212,7 @@ static void seed_bug_08_ctl_allocation_bounded(struct kunit *test)
 }
 
 struct kt_remover {
-	struct kevent_user	*u;
+	struct kevent_queue	*q;
 	struct completion	entered, done;
 	bool			removed;
 };
@@ -223,9 +223,9 @@ static int kt_remove_thread(void *arg)
 	struct ukevent uk = kt_uk(0, EV_A, 0);
 
 	wait_for_completion(&r->entered);
-	mutex_lock(&r->u->ctl_mutex);
-	kevent_user_remove_ukevent(&uk, r->u);
-	mutex_unlock(&r->u->ctl_mutex);
+	mutex_lock(&r->q->ctl_mutex);
+	kevent_queue_remove_ukevent(&uk, r->q);
+	mutex_unlock(&r->q->ctl_mutex);
 	WRITE_ONCE(r->removed, true);
 	complete(&r->done);
 	return 0;
@@ -241,7 +241,7 @@ static void seed_bug_09_removal_during_notification(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
 	struct task_struct *t;
-	struct kt_remover r = { .u = c->u };
+	struct kt_remover r = { .q = c->q };
 
 	/*
 	 * With the bug, the callback runs under rcu_read_lock() alone; only
@@ -260,9 +260,9 @@ static void seed_bug_09_removal_during_notification(struct kunit *test)
 	kt_ready(c, 0);
 	wait_for_completion(&r.done);
 	c->origin[0].entered = NULL;
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 0U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 0U);
-	KUNIT_EXPECT_TRUE(test, list_empty(&c->u->ready_list));
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->q->ready_list));
 }
 
 /* 10: MODIFY and notifications take the locks in the one documented order. */
@@ -278,9 +278,9 @@ static void seed_bug_10_modify_single_lock_order(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	kt_ready(c, 0);
 	c->origin[0].ready = 1;
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, c->u), 0);
-	mutex_unlock(&c->u->ctl_mutex);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_modify_ukevent(&uk, c->q), 0);
+	mutex_unlock(&c->q->ctl_mutex);
 	kt_ready(c, 0);
 	KUNIT_EXPECT_EQ(test, kt_get(test, c, out, 1), 1L);
 	/* lockdep turns debug_locks off when it reports. */
@@ -296,13 +296,13 @@ static void seed_bug_11_key_includes_type(struct kunit *test)
 	if (!IS_ENABLED(CONFIG_KEVENT_TIMER))
 		kunit_skip(test, "needs a second type: CONFIG_KEVENT_TIMER");
 	uk.id.raw[1] = NSEC_PER_SEC / 2;
-	mutex_lock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), 0);
+	mutex_lock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_add_ukevent(&uk, c->q), 0);
 	uk.type = KEVENT_TIMER;
 	uk.event = KEVENT_TIMER_FIRED;
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, c->u), 0);
-	mutex_unlock(&c->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 2U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_add_ukevent(&uk, c->q), 0);
+	mutex_unlock(&c->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 2U);
 }
 
 /* 12: past the per-user limit, ADD fails the entry with -ENOSPC. */
@@ -313,17 +313,17 @@ static void seed_bug_12_per_user_limit(struct kunit *test)
 	struct ukevent uk = kt_uk(0, EV_A, 0);
 	int err;
 
-	kevent_max_user_kevents = atomic_long_read(&c->u->owner->kevents) + 2;
+	kevent_max_user_kevents = atomic_long_read(&c->q->owner->kevents) + 2;
 	KUNIT_EXPECT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	KUNIT_EXPECT_EQ(test, kt_add(c, 1, EV_A, 0), 0);
 	uk.id.raw[0] = 2;
-	mutex_lock(&c->u->ctl_mutex);
-	err = kevent_user_add_ukevent(&uk, c->u);
-	mutex_unlock(&c->u->ctl_mutex);
+	mutex_lock(&c->q->ctl_mutex);
+	err = kevent_queue_add_ukevent(&uk, c->q);
+	mutex_unlock(&c->q->ctl_mutex);
 	kevent_max_user_kevents = saved;
 	KUNIT_EXPECT_EQ(test, err, -ENOSPC);
 	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -ENOSPC);
-	KUNIT_EXPECT_EQ(test, c->u->kevent_num, 2U);
+	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 2U);
 }
 
 /*
@@ -333,7 +333,7 @@ static void seed_bug_12_per_user_limit(struct kunit *test)
 static void seed_bug_13_fini_breaks_every_event(struct kunit *test)
 {
 	struct kt_ctx *c = ctx(test);
-	struct kevent_user *u2 = kevent_user_create();
+	struct kevent_queue *u2 = kevent_queue_create();
 	struct ukevent uk;
 
 	KUNIT_ASSERT_NOT_NULL(test, u2);
@@ -342,19 +342,19 @@ static void seed_bug_13_fini_breaks_every_event(struct kunit *test)
 	/* Two more on origin 0, through a second queue: WAKEUP_ONE, ONESHOT. */
 	uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE);
 	mutex_lock(&u2->ctl_mutex);
-	KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, u2), 0);
+	KUNIT_ASSERT_EQ(test, kevent_queue_add_ukevent(&uk, u2), 0);
 	mutex_unlock(&u2->ctl_mutex);
 	uk = kt_uk(0, EV_A, KEVENT_REQ_WAKEUP_ONE | KEVENT_REQ_ONESHOT);
 	uk.id.raw[1] = 1;
 	mutex_lock(&u2->ctl_mutex);
-	KUNIT_ASSERT_EQ(test, kevent_user_add_ukevent(&uk, u2), 0);
+	KUNIT_ASSERT_EQ(test, kevent_queue_add_ukevent(&uk, u2), 0);
 	mutex_unlock(&u2->ctl_mutex);
 
 	kevent_storage_fini(&c->origin[0].st, -EPIPE);
 	KUNIT_EXPECT_TRUE(test, list_empty(&c->origin[0].st.list));
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u), 1U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(u2), 2U);
-	kevent_user_destroy(u2);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(u2), 2U);
+	kevent_queue_destroy(u2);
 	/* Removal still lets the storage drop what ->enqueue took. */
 	KUNIT_EXPECT_EQ(test, c->origin[0].dequeued, 2);
 }

@@ -83,7 +83,7 @@ static void ksock_tcp_listen(struct kunit *test, struct ksock_tcp *t)
 
 /* A connected client, as an fd. */
 static int ksock_tcp_connect(struct kunit *test, struct ksock_tcp *t,
-			  struct socket **out)
+			     struct socket **out)
 {
 	struct socket *s;
 
@@ -118,7 +118,7 @@ static void ksock_tcp_release(struct ksock_tcp *t)
 
 /* The server side of one connection, as an fd; the client in *client. */
 static int ksock_tcp_pair(struct kunit *test, struct ksock_tcp *t,
-		       struct socket **client, int *cfd)
+			  struct socket **client, int *cfd)
 {
 	struct kf_ctx *c = test->priv;
 	struct ukevent uk;
@@ -142,7 +142,7 @@ static void kevent_socket_unix_recv_on_data(struct kunit *test)
 	ksock_unix_pair(test, s);
 	uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_RECV, 0);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), 0U);
 	KUNIT_ASSERT_EQ(test, kf_write(s[1], 5), 5L);
 	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
 	KUNIT_EXPECT_EQ(test, uk.type, (u32)KEVENT_SOCKET);
@@ -186,7 +186,7 @@ static void kevent_socket_send_ready_at_add(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), 1);
 	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
 	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)KEVENT_SOCKET_SEND);
-	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 0U);
 }
 
 static void kevent_socket_bad_fds(struct kunit *test)
@@ -201,7 +201,7 @@ static void kevent_socket_bad_fds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -ENOTSOCK);
 	uk = kf_uk(KEVENT_SOCKET, 1000, KEVENT_SOCKET_RECV, 0);
 	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), -EBADF);
-	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 0U);
 }
 
 static void kevent_socket_broken_at_add_fails_entry(struct kunit *test)
@@ -217,7 +217,7 @@ static void kevent_socket_broken_at_add_fails_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uk.ret_flags,
 			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
 	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -EPIPE);
-	KUNIT_EXPECT_EQ(test, c->u[0]->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 0U);
 }
 
 static void kevent_socket_tcp_accept_until_eagain(struct kunit *test)
@@ -287,22 +287,22 @@ static void kevent_socket_tcp_reset_breaks(struct kunit *test)
 static void kevent_socket_wakeup_one_on_listener(struct kunit *test)
 {
 	struct kf_ctx *c = test->priv;
-	unsigned int q, ready = 0;
+	unsigned int qi, ready = 0;
 	struct ukevent uk;
 	struct ksock_tcp t;
 
 	ksock_tcp_listen(test, &t);
 	uk = kf_uk(KEVENT_SOCKET, t.lfd, KEVENT_SOCKET_ACCEPT,
 		   KEVENT_REQ_ET | KEVENT_REQ_WAKEUP_ONE);
-	for (q = 0; q < KF_QUEUES; q++)
-		KUNIT_ASSERT_EQ(test, kf_add(c, q, &uk), 0);
+	for (qi = 0; qi < KF_QUEUES; qi++)
+		KUNIT_ASSERT_EQ(test, kf_add(c, qi, &uk), 0);
 	ksock_tcp_connect(test, &t, NULL);
 	/* Wait for the handshake's last step, on any queue. */
-	for (q = 0; q < 100 && !ready; q++) {
+	for (qi = 0; qi < 100 && !ready; qi++) {
 		usleep_range(10000, 11000);
-		ready = kevent_user_ready_num(c->u[0]) +
-			kevent_user_ready_num(c->u[1]) +
-			kevent_user_ready_num(c->u[2]);
+		ready = kevent_queue_ready_num(c->q[0]) +
+			kevent_queue_ready_num(c->q[1]) +
+			kevent_queue_ready_num(c->q[2]);
 	}
 	KUNIT_EXPECT_EQ(test, ready, 1U);
 	KUNIT_EXPECT_EQ(test, ksock_tcp_accept_all(test, &t), 1);
@@ -313,16 +313,16 @@ static void kevent_socket_without_wakeup_one_reaches_all(struct kunit *test)
 {
 	struct kf_ctx *c = test->priv;
 	struct ukevent uk;
-	unsigned int q;
+	unsigned int qi;
 	struct ksock_tcp t;
 
 	ksock_tcp_listen(test, &t);
 	uk = kf_uk(KEVENT_SOCKET, t.lfd, KEVENT_SOCKET_ACCEPT, KEVENT_REQ_ET);
-	for (q = 0; q < KF_QUEUES; q++)
-		KUNIT_ASSERT_EQ(test, kf_add(c, q, &uk), 0);
+	for (qi = 0; qi < KF_QUEUES; qi++)
+		KUNIT_ASSERT_EQ(test, kf_add(c, qi, &uk), 0);
 	ksock_tcp_connect(test, &t, NULL);
-	for (q = 0; q < KF_QUEUES; q++)
-		KUNIT_EXPECT_EQ(test, kf_get(test, c, q, SEC, &uk), 1L);
+	for (qi = 0; qi < KF_QUEUES; qi++)
+		KUNIT_EXPECT_EQ(test, kf_get(test, c, qi, SEC, &uk), 1L);
 	KUNIT_EXPECT_EQ(test, ksock_tcp_accept_all(test, &t), 1);
 	ksock_tcp_release(&t);
 }
@@ -339,7 +339,7 @@ static void kevent_socket_and_poll_are_two_keys(struct kunit *test)
 	uk = kf_uk(KEVENT_POLL, s[0], POLLIN, KEVENT_REQ_ET);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
 	KUNIT_ASSERT_EQ(test, kf_write(s[1], 1), 1L);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(c->u[0]), 2U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), 2U);
 	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &got[0]), 1L);
 	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &got[1]), 1L);
 	KUNIT_EXPECT_NE(test, got[0].type, got[1].type);

@@ -22,7 +22,7 @@
 struct ks {
 	int fd;				/* a queue */
 	int other;			/* an fd that is not a queue */
-	struct kevent_user *u;		/* the queue behind fd */
+	struct kevent_queue *q;		/* the queue behind fd */
 	struct ukevent __user *mem;	/* 16 pages of user memory */
 };
 
@@ -32,15 +32,15 @@ static const struct file_operations ks_other_fops = {
 	.owner = THIS_MODULE,
 };
 
-static struct kevent_user *ks_user(struct kunit *test, int fd)
+static struct kevent_queue *ks_user(struct kunit *test, int fd)
 {
 	struct file *f = fget(fd);
-	struct kevent_user *u;
+	struct kevent_queue *q;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	u = f->private_data;
+	q = f->private_data;
 	fput(f);
-	return u;
+	return q;
 }
 
 static int ks_init(struct kunit *test)
@@ -56,13 +56,13 @@ static int ks_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->mem = (struct ukevent __user *)kt_user_mem(test, 16 * PAGE_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, s->mem);
-	s->fd = kevent_user_getfd(0);
+	s->fd = kevent_queue_getfd(0);
 	KUNIT_ASSERT_GE(test, s->fd, 0);
 	s->other = anon_inode_getfd("[kevent-test]", &ks_other_fops, NULL, O_RDWR);
 	KUNIT_ASSERT_GE(test, s->other, 0);
-	s->u = ks_user(test, s->fd);
+	s->q = ks_user(test, s->fd);
 	/* kt_add() and friends work on the queue behind the fd. */
-	kt_use_queue(test->priv, s->u);
+	kt_use_queue(test->priv, s->q);
 	ks_current = s;
 	return 0;
 }
@@ -200,13 +200,13 @@ static void kevent_sys_ctl_batches_below_and_above_threshold(struct kunit *test)
 		uk[j] = ks_timer(j);
 	ks_put(test, s->mem, uk, n);
 	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, n, s->mem), 0L);
-	KUNIT_EXPECT_EQ(test, s->u->kevent_num, n);
+	KUNIT_EXPECT_EQ(test, s->q->kevent_num, n);
 	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_MODIFY, n, s->mem), 0L);
 	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_REMOVE, n, s->mem), 0L);
 	ks_get(test, uk, s->mem, n);
 	for (j = 0; j < n; j++)
 		KUNIT_EXPECT_EQ(test, uk[j].ret_flags, (u32)KEVENT_RET_DONE);
-	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, s->q->kevent_num, 0U);
 }
 
 /* Failed entries come back compacted, in order, across chunks. */
@@ -237,7 +237,7 @@ static void kevent_sys_ctl_add_compacts_answers(struct kunit *test)
 				(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
 		KUNIT_EXPECT_EQ(test, (int)uk[j].ret_data[1], k == 2 ? -ENOSYS : -EINVAL);
 	}
-	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 70U);
+	KUNIT_EXPECT_EQ(test, s->q->kevent_num, 70U);
 }
 
 static void kevent_sys_ctl_rejects_bad_cmd_and_buffer_accepts_num_zero(struct kunit *test)
@@ -278,7 +278,7 @@ static void kevent_sys_ring_wraps_through_fd(struct kunit *test)
 
 static void kevent_sys_nonblock_never_waits(struct kunit *test)
 {
-	int fd = kevent_user_getfd(O_NONBLOCK);
+	int fd = kevent_queue_getfd(O_NONBLOCK);
 	struct ks *s = ks(test);
 	ktime_t t0 = ktime_get();
 
@@ -328,7 +328,7 @@ static void kevent_sys_wait_forever_woken_by_notification(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	KUNIT_EXPECT_EQ(test, kevent_sys_get_events(s->fd, 1, 1, KEVENT_WAIT_FOREVER,
 						    s->mem, 0), 1L);
-	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, s->q->kevent_num, 0U);
 }
 
 /* Hardening: what a hostile caller gets. */
@@ -439,8 +439,8 @@ static void kevent_sys_mutex_waits_are_killable(struct kunit *test)
 	ks_put(test, &s->mem[8], &uk, 1);
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	/* Both held elsewhere, before any signal (kthread_run is killable). */
-	ks_hold(test, &h, &s->u->ctl_mutex);
-	ks_hold(test, &hr, &s->u->ring_lock);
+	ks_hold(test, &h, &s->q->ctl_mutex);
+	ks_hold(test, &hr, &s->q->ring_lock);
 	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, kevent_sys_ctl(s->fd, KEVENT_CTL_ADD, 1,
 					     (void __user *)16), (long)-EFAULT);
@@ -475,8 +475,8 @@ static void kevent_sys_mutex_waits_are_killable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctl, (long)-EINTR);
 	KUNIT_EXPECT_EQ(test, get, (long)-EINTR);
 	KUNIT_EXPECT_EQ(test, wait, (long)-EINTR);
-	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 1U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 1U);
+	KUNIT_EXPECT_EQ(test, s->q->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(s->q), 1U);
 }
 
 /*
@@ -500,9 +500,9 @@ static void kevent_sys_ring_kidx_fault_keeps_events(struct kunit *test)
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
 	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 1, 0), (long)-EFAULT);
-	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 1U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 1U);
-	KUNIT_EXPECT_EQ(test, s->u->kidx, 0U);
+	KUNIT_EXPECT_EQ(test, s->q->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(s->q), 1U);
+	KUNIT_EXPECT_EQ(test, s->q->kidx, 0U);
 }
 
 /*
@@ -536,12 +536,12 @@ static void kevent_sys_ring_fault_mid_run_keeps_the_rest(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 4, 0), 2L);
 	KUNIT_ASSERT_EQ(test, get_user(kidx, &ring->ring_kidx), 0);
 	KUNIT_EXPECT_EQ(test, kidx, 2U);
-	KUNIT_EXPECT_EQ(test, s->u->kidx, 2U);
-	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 2U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 2U);
+	KUNIT_EXPECT_EQ(test, s->q->kidx, 2U);
+	KUNIT_EXPECT_EQ(test, s->q->kevent_num, 2U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(s->q), 2U);
 	/* Nothing more while the slot stays unwritable, and nothing lost. */
 	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 2, 0), (long)-EFAULT);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 2U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(s->q), 2U);
 	KUNIT_ASSERT_EQ(test, vm_mmap(NULL, two + PAGE_SIZE, PAGE_SIZE,
 				      PROT_READ | PROT_WRITE,
 				      MAP_ANONYMOUS | MAP_PRIVATE | MAP_FIXED, 0),
@@ -549,8 +549,8 @@ static void kevent_sys_ring_fault_mid_run_keeps_the_rest(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 2, 0), 2L);
 	KUNIT_ASSERT_EQ(test, get_user(kidx, &ring->ring_kidx), 0);
 	KUNIT_EXPECT_EQ(test, kidx, 4U);
-	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 0U);
+	KUNIT_EXPECT_EQ(test, s->q->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(s->q), 0U);
 }
 
 /*
@@ -605,7 +605,7 @@ static void kevent_sys_ring_partial_nofault_pass_publishes_nothing(struct kunit 
 	KUNIT_EXPECT_EQ(test, seen.kidx, 0U);
 	KUNIT_ASSERT_EQ(test, get_user(kidx, &seen.ring->ring_kidx), 0);
 	KUNIT_EXPECT_EQ(test, kidx, 4U);
-	KUNIT_EXPECT_EQ(test, s->u->kidx, 4U);
+	KUNIT_EXPECT_EQ(test, s->q->kidx, 4U);
 	ks_get(test, out, seen.ring->event, 4);
 	for (i = 0; i < 4; i++) {
 		KUNIT_EXPECT_EQ(test, out[i].id.raw[0], i);
@@ -619,8 +619,8 @@ static void kevent_sys_ring_partial_nofault_pass_publishes_nothing(struct kunit 
 		KUNIT_EXPECT_EQ(test, out[i].user[0], 0xabcdU);
 		KUNIT_EXPECT_EQ(test, out[i].user[1], i);
 	}
-	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 0U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 0U);
+	KUNIT_EXPECT_EQ(test, s->q->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(s->q), 0U);
 }
 
 /*
@@ -663,7 +663,7 @@ static long ks_call_never_delivered(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
 	c->origin[0].ready = KEVENT_RECHECK;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(s->u), 1U);
+	KUNIT_ASSERT_EQ(test, kevent_queue_ready_num(s->q), 1U);
 	ks_requeue.gave_up = false;
 	ks_requeue.t0 = ktime_get();
 	c->origin[0].in_deliver = ks_requeue_again;
@@ -674,8 +674,8 @@ static long ks_call_never_delivered(struct kunit *test,
 	KUNIT_EXPECT_GE(test, ms, (s64)KS_RECHECK_TIMEOUT_MS);
 	KUNIT_EXPECT_LT(test, ms, kt_slack(500));
 	/* The last delivery queued it again; it was never removed. */
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(s->u), 1U);
-	KUNIT_EXPECT_EQ(test, s->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(s->q), 1U);
+	KUNIT_EXPECT_EQ(test, s->q->kevent_num, 1U);
 	return ret;
 }
 
@@ -710,7 +710,7 @@ static void kevent_sys_wait_timeout_ends_while_never_delivered(struct kunit *tes
 	KUNIT_EXPECT_EQ(test, ks_call_never_delivered(test, ks_wait_one), 0L);
 	KUNIT_ASSERT_EQ(test, get_user(kidx, &ring->ring_kidx), 0);
 	KUNIT_EXPECT_EQ(test, kidx, 0U);
-	KUNIT_EXPECT_EQ(test, s->u->kidx, 0U);
+	KUNIT_EXPECT_EQ(test, s->q->kidx, 0U);
 }
 
 static struct kunit_case kevent_syscalls_cases[] = {

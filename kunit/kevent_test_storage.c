@@ -109,8 +109,8 @@ int kt_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	for (i = 0; i < KT_ORIGINS; i++)
 		kevent_storage_init(&c->origin[i], &c->origin[i].st);
-	c->u = kevent_user_create();
-	KUNIT_ASSERT_NOT_NULL(test, c->u);
+	c->q = kevent_queue_create();
+	KUNIT_ASSERT_NOT_NULL(test, c->q);
 	kt_current = c;
 	test->priv = c;
 	return kevent_add_callbacks(&kt_callbacks, KEVENT_TYPE_KERNEL);
@@ -120,21 +120,21 @@ void kt_exit(struct kunit *test)
 {
 	struct kt_ctx *c = test->priv;
 
-	if (c && c->u && !c->u_borrowed)
-		kevent_user_destroy(c->u);
+	if (c && c->q && !c->u_borrowed)
+		kevent_queue_destroy(c->q);
 	kevent_remove_callbacks(KEVENT_TYPE_KERNEL);
 	kt_current = NULL;
 }
 
 /*
- * The queue kt_init() made goes; kt_add() and friends then work on @u,
+ * The queue kt_init() made goes; kt_add() and friends then work on @q,
  * which its owner (an fd) releases, not kt_exit().
  */
-void kt_use_queue(struct kt_ctx *c, struct kevent_user *u)
+void kt_use_queue(struct kt_ctx *c, struct kevent_queue *q)
 {
 	if (!c->u_borrowed)
-		kevent_user_destroy(c->u);
-	c->u = u;
+		kevent_queue_destroy(c->q);
+	c->q = q;
 	c->u_borrowed = true;
 }
 
@@ -155,9 +155,9 @@ int kt_add(struct kt_ctx *c, u32 o, u32 event, u32 req_flags)
 	struct ukevent uk = kt_uk(o, event, req_flags);
 	int err;
 
-	mutex_lock(&c->u->ctl_mutex);
-	err = kevent_user_add_ukevent(&uk, c->u);
-	mutex_unlock(&c->u->ctl_mutex);
+	mutex_lock(&c->q->ctl_mutex);
+	err = kevent_queue_add_ukevent(&uk, c->q);
+	mutex_unlock(&c->q->ctl_mutex);
 	return err;
 }
 
@@ -174,8 +174,8 @@ long kt_get(struct kunit *test, struct kt_ctx *c, struct ukevent *out,
 	long n;
 
 	KUNIT_ASSERT_NE(test, ubuf, 0UL);
-	n = kevent_user_get_events(c->u, 0, max, 0,
-				   (struct ukevent __user *)ubuf, false);
+	n = kevent_queue_get_events(c->q, 0, max, 0,
+				    (struct ukevent __user *)ubuf, false);
 	if (n > 0)
 		KUNIT_ASSERT_EQ(test, 0UL,
 				copy_from_user(out, (void __user *)ubuf,

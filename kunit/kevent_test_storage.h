@@ -31,7 +31,7 @@ struct kt_origin {
 };
 
 struct kt_ctx {
-	struct kevent_user	*u;
+	struct kevent_queue	*q;
 	bool			u_borrowed;	/* kt_use_queue(): not ours */
 	struct kt_origin	origin[KT_ORIGINS];
 };
@@ -61,12 +61,12 @@ int kt_init(struct kunit *test);
  */
 int kt_register(bool deliver_on_recheck, bool counts);
 void kt_exit(struct kunit *test);
-/* Work on @u (owned by its fd) instead of the context's own queue. */
-void kt_use_queue(struct kt_ctx *c, struct kevent_user *u);
+/* Work on @q (owned by its fd) instead of the context's own queue. */
+void kt_use_queue(struct kt_ctx *c, struct kevent_queue *q);
 
 /* A ukevent of the test type on origin @o. */
 struct ukevent kt_uk(u32 o, u32 event, u32 req_flags);
-/* Add through the kernel API; returns kevent_user_add_ukevent()'s value. */
+/* Add through the kernel API; returns kevent_queue_add_ukevent()'s value. */
 int kt_add(struct kt_ctx *c, u32 o, u32 event, u32 req_flags);
 /* Deliver up to @max ready events into @out through kevent_get_events(). */
 long kt_get(struct kunit *test, struct kt_ctx *c, struct ukevent *out,

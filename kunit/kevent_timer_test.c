@@ -11,7 +11,7 @@
 #include "kevent_test_storage.h"
 
 struct ktt {
-	struct kevent_user	*u;
+	struct kevent_queue	*q;
 	struct ukevent __user	*buf;
 };
 
@@ -20,8 +20,8 @@ static int ktt_init(struct kunit *test)
 	struct ktt *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->u = kevent_user_create();
-	KUNIT_ASSERT_NOT_NULL(test, t->u);
+	t->q = kevent_queue_create();
+	KUNIT_ASSERT_NOT_NULL(test, t->q);
 	t->buf = (struct ukevent __user *)kt_user_mem(test, PAGE_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, t->buf);
 	test->priv = t;
@@ -32,7 +32,7 @@ static void ktt_exit(struct kunit *test)
 {
 	struct ktt *t = test->priv;
 
-	kevent_user_destroy(t->u);
+	kevent_queue_destroy(t->q);
 }
 
 static int ktt_add(struct ktt *t, u32 sec, u32 nsec, u32 flags,
@@ -46,9 +46,9 @@ static int ktt_add(struct ktt *t, u32 sec, u32 nsec, u32 flags,
 	uk->id.raw[0] = sec;
 	uk->id.raw[1] = nsec;
 	uk->req_flags = flags;
-	mutex_lock(&t->u->ctl_mutex);
-	err = kevent_user_add_ukevent(uk, t->u);
-	mutex_unlock(&t->u->ctl_mutex);
+	mutex_lock(&t->q->ctl_mutex);
+	err = kevent_queue_add_ukevent(uk, t->q);
+	mutex_unlock(&t->q->ctl_mutex);
 	return err;
 }
 
@@ -56,16 +56,16 @@ static int ktt_remove(struct ktt *t, struct ukevent *uk)
 {
 	int err;
 
-	mutex_lock(&t->u->ctl_mutex);
-	err = kevent_user_remove_ukevent(uk, t->u);
-	mutex_unlock(&t->u->ctl_mutex);
+	mutex_lock(&t->q->ctl_mutex);
+	err = kevent_queue_remove_ukevent(uk, t->q);
+	mutex_unlock(&t->q->ctl_mutex);
 	return err;
 }
 
 static long ktt_get(struct kunit *test, struct ktt *t, u64 timeout,
 		    struct ukevent *out)
 {
-	long n = kevent_user_get_events(t->u, 1, 1, timeout, t->buf, false);
+	long n = kevent_queue_get_events(t->q, 1, 1, timeout, t->buf, false);
 
 	if (n == 1)
 		KUNIT_ASSERT_EQ(test, 0UL,
@@ -83,7 +83,7 @@ static void kevent_timer_zero_period_einval(struct kunit *test)
 			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
 	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -EINVAL);
 	KUNIT_EXPECT_EQ(test, ktt_add(t, 0, NSEC_PER_SEC, 0, &uk), -EINVAL);
-	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, t->q->kevent_num, 0U);
 }
 
 static void kevent_timer_fires_within_tolerance(struct kunit *test)
@@ -161,7 +161,7 @@ static void kevent_timer_oneshot_fires_once(struct kunit *test)
 				      KEVENT_REQ_ONESHOT, &uk), 0);
 	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
 	KUNIT_EXPECT_EQ(test, uk.ret_data[0], 1U);
-	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, t->q->kevent_num, 0U);
 	KUNIT_EXPECT_EQ(test, ktt_get(test, t, 20 * NSEC_PER_MSEC, &uk), 0L);
 }
 
@@ -173,7 +173,7 @@ static void kevent_timer_removed_never_fires(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 3 * NSEC_PER_MSEC, 0, &uk), 0);
 	KUNIT_EXPECT_EQ(test, ktt_remove(t, &uk), 0);
 	usleep_range(10000, 11000);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(t->q), 0U);
 }
 
 static void kevent_timer_same_period_is_same_key(struct kunit *test)
@@ -184,7 +184,7 @@ static void kevent_timer_same_period_is_same_key(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ktt_add(t, 1, 0, 0, &uk), 0);
 	KUNIT_EXPECT_EQ(test, ktt_add(t, 1, 0, KEVENT_REQ_ET, &uk), -EEXIST);
 	KUNIT_EXPECT_EQ(test, ktt_add(t, 1, 1, 0, &uk), 0);
-	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 2U);
+	KUNIT_EXPECT_EQ(test, t->q->kevent_num, 2U);
 }
 
 /*
@@ -203,11 +203,11 @@ static void kevent_timer_removal_while_firing(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 50000 + i, 0, &uk), 0);
 		udelay(i % 13 * 9);
 		KUNIT_ASSERT_EQ(test, ktt_remove(t, &uk), 0);
-		KUNIT_ASSERT_EQ(test, kevent_user_ready_num(t->u), 0U);
+		KUNIT_ASSERT_EQ(test, kevent_queue_ready_num(t->q), 0U);
 	}
 	udelay(200);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 0U);
-	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(t->q), 0U);
+	KUNIT_EXPECT_EQ(test, t->q->kevent_num, 0U);
 }
 
 /* Closing a queue with hundreds of timers armed, many of them firing. */
@@ -222,15 +222,15 @@ static void kevent_timer_queue_close_with_hundreds_armed(struct kunit *test)
 					      i % 3 ? 0 : KEVENT_REQ_ONESHOT,
 					      &uk), 0);
 	/* Some fired (the first after 100 us; an emulated vCPU may be late). */
-	for (i = 0; i < 1000 && !kevent_user_ready_num(t->u); i++)
+	for (i = 0; i < 1000 && !kevent_queue_ready_num(t->q); i++)
 		mdelay(1);
-	KUNIT_EXPECT_GT(test, kevent_user_ready_num(t->u), 0U);
-	kevent_user_destroy(t->u);
+	KUNIT_EXPECT_GT(test, kevent_queue_ready_num(t->q), 0U);
+	kevent_queue_destroy(t->q);
 	/* A new queue works, and no old timer reaches it. */
-	t->u = kevent_user_create();
-	KUNIT_ASSERT_NOT_NULL(test, t->u);
+	t->q = kevent_queue_create();
+	KUNIT_ASSERT_NOT_NULL(test, t->q);
 	mdelay(2);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(t->q), 0U);
 	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, NSEC_PER_MSEC, KEVENT_REQ_ONESHOT,
 				      &uk), 0);
 	KUNIT_EXPECT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
@@ -241,9 +241,9 @@ static struct kevent *ktt_only(struct kunit *test, struct ktt *t)
 {
 	struct rb_node *n;
 
-	mutex_lock(&t->u->ctl_mutex);
-	n = rb_first(&t->u->kevent_root);
-	mutex_unlock(&t->u->ctl_mutex);
+	mutex_lock(&t->q->ctl_mutex);
+	n = rb_first(&t->q->kevent_root);
+	mutex_unlock(&t->q->ctl_mutex);
 	KUNIT_ASSERT_NOT_NULL(test, n);
 	return rb_entry(n, struct kevent, kevent_node);
 }
@@ -265,7 +265,7 @@ static void kevent_timer_not_rearmed_until_delivered(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kevent_timer_armed(k) ||
 			  ktime_ms_delta(ktime_get(), t0) >= 20);
 	msleep(110);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(t->q), 1U);
 	/* Fired once, then stopped: no interrupt per period meanwhile. */
 	KUNIT_EXPECT_FALSE(test, kevent_timer_armed(k));
 	KUNIT_ASSERT_EQ(test, ktt_get(test, t, 0, &uk), 1L);
@@ -307,8 +307,8 @@ static void kevent_timer_one_ns_period_does_not_flood(struct kunit *test)
 	KUNIT_EXPECT_GE(test, uk.ret_data[0], 1000000U);
 	/* Ready again at once, but one call delivers each kevent once. */
 	udelay(10);
-	KUNIT_EXPECT_EQ(test, kevent_user_get_events(t->u, 1, 16, NSEC_PER_SEC,
-						     t->buf, false), 1L);
+	KUNIT_EXPECT_EQ(test, kevent_queue_get_events(t->q, 1, 16, NSEC_PER_SEC,
+						      t->buf, false), 1L);
 }
 
 /*
@@ -324,20 +324,20 @@ static void kevent_timer_modify_fired_oneshot_to_periodic(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ktt_add(t, 0, 2 * NSEC_PER_MSEC,
 				      KEVENT_REQ_ONESHOT, &uk), 0);
 	usleep_range(5000, 5100);
-	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(t->u), 1U);
+	KUNIT_ASSERT_EQ(test, kevent_queue_ready_num(t->q), 1U);
 	uk.req_flags = 0;
-	mutex_lock(&t->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_modify_ukevent(&uk, t->u), 0);
-	mutex_unlock(&t->u->ctl_mutex);
+	mutex_lock(&t->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_modify_ukevent(&uk, t->q), 0);
+	mutex_unlock(&t->q->ctl_mutex);
 	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
 	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
 	KUNIT_EXPECT_GE(test, uk.ret_data[0], 1U);
-	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, t->q->kevent_num, 1U);
 	/* Periodic now: two more firings. */
 	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
 	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
 	KUNIT_ASSERT_EQ(test, ktt_get(test, t, NSEC_PER_SEC, &uk), 1L);
-	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, t->q->kevent_num, 1U);
 }
 
 /* A timer that could never be delivered is refused. */
@@ -351,10 +351,10 @@ static void kevent_timer_mask_without_fired_einval(struct kunit *test)
 	uk.event = 0x2;
 	uk.id.raw[1] = 200 * NSEC_PER_USEC;
 	uk.req_flags = KEVENT_REQ_ONESHOT;
-	mutex_lock(&t->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_user_add_ukevent(&uk, t->u), -EINVAL);
-	mutex_unlock(&t->u->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 0U);
+	mutex_lock(&t->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, kevent_queue_add_ukevent(&uk, t->q), -EINVAL);
+	mutex_unlock(&t->q->ctl_mutex);
+	KUNIT_EXPECT_EQ(test, t->q->kevent_num, 0U);
 }
 
 /*
@@ -434,7 +434,7 @@ static void kevent_timer_expiration_during_delivery_not_sent_empty(struct kunit 
 	KUNIT_ASSERT_EQ(test, ktt_add(t, 3600, 0, 0, &uk), 0);
 	k = ktt_only(test, t);
 	kevent_timer_expire(k);
-	KUNIT_ASSERT_EQ(test, kevent_user_ready_num(t->u), 1U);
+	KUNIT_ASSERT_EQ(test, kevent_queue_ready_num(t->q), 1U);
 
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ktt_hooks_off, NULL));
 	WRITE_ONCE(ktt_expire_k, k);
@@ -447,14 +447,14 @@ static void kevent_timer_expiration_during_delivery_not_sent_empty(struct kunit 
 	KUNIT_EXPECT_EQ(test, out.ret_data[0], 2U);
 
 	/* Queued again by the second, whose count is delivered: nothing. */
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 1U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(t->q), 1U);
 	memset(&out, 0, sizeof(out));
 	KUNIT_EXPECT_EQ(test, ktt_get(test, t, 0, &out), 0L);
 	KUNIT_EXPECT_EQ(test, out.ret_data[0], 0U);
-	KUNIT_EXPECT_EQ(test, kevent_user_ready_num(t->u), 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(t->q), 0U);
 	/* Still armed for its next period, and in the queue. */
 	KUNIT_EXPECT_TRUE(test, kevent_timer_armed(k));
-	KUNIT_EXPECT_EQ(test, t->u->kevent_num, 1U);
+	KUNIT_EXPECT_EQ(test, t->q->kevent_num, 1U);
 	KUNIT_EXPECT_EQ(test, ktt_remove(t, &uk), 0);
 }
 

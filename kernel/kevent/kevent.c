@@ -8,7 +8,7 @@
  *
  * Overview
  * --------
- * A queue (struct kevent_user, one per open /dev/kevent) holds kevents
+ * A queue (struct kevent_queue, one per open /dev/kevent) holds kevents
  * (struct kevent), each a request "tell me when EVENT happens on the origin
  * (TYPE, ID)".  The queue keeps all of them in an rb-tree keyed by
  * (type, id), and those ready for delivery in a ready list.
@@ -32,7 +32,7 @@
  * kevent is queued marked for a re-check, and ->deliver looks at the
  * origin in the collecting task, as epoll's ep_send_events() does; not
  * ready then, it is not delivered.  kevent_get_events() or kevent_wait()
- * (kevent_user.c) take it off the ready list, run ->deliver and copy it to
+ * (kevent_queue.c) take it off the ready list, run ->deliver and copy it to
  * user space: a ONESHOT or a broken kevent is then removed, an ET kevent
  * has its results cleared and waits for a new notification, any other
  * kevent stays DONE and is queued again by every later matching
@@ -75,16 +75,16 @@
  * -------
  * Outer to inner:
  *
- *   u->ring_lock (mutex)        ring setup and ring writers
- *     u->ctl_mutex (mutex)      the tree, ADD/REMOVE/MODIFY, removal, and
+ *   q->ring_lock (mutex)        ring setup and ring writers
+ *     q->ctl_mutex (mutex)      the tree, ADD/REMOVE/MODIFY, removal, and
  *                               taking kevents off the ready list
- *       u->orphan_lock          batches killed collectors left (a leaf,
+ *       q->orphan_lock          batches killed collectors left (a leaf,
  *                               also taken without ctl_mutex)
  *       kf->mtx (mutex)         a watched file's origin (kevent_file.c)
  *       st->lock (spinlock)     the storage list; callbacks run under it
  *         k->ulock (spinlock)   the kevent's ukevent (flags, results)
- *           u->ready_lock       the ready list, k->on_ready and k->dead
- *             u->wait.lock      waking the queue's waiters
+ *           q->ready_lock       the ready list, k->on_ready and k->dead
+ *             q->wait.lock      waking the queue's waiters
  *
  * Why each lock is what it is: the two mutexes are taken only by system
  * calls and may be held across work that sleeps (a storage's ->enqueue,
@@ -342,7 +342,7 @@ void kevent_storage_dequeue(struct kevent_storage *st, struct kevent *k)
 
 /*
  * The ready list.  These four functions are the only code that changes a
- * kevent's membership (k->on_ready, k->dead, u->ready_num).
+ * kevent's membership (k->on_ready, k->dead, q->ready_num).
  */
 
 /*
@@ -353,11 +353,11 @@ void kevent_storage_dequeue(struct kevent_storage *st, struct kevent *k)
 static __always_inline bool __kevent_ready_add(struct kevent *k, bool head,
 					       u64 pass)
 {
-	struct kevent_user *u = k->user;
+	struct kevent_queue *q = k->queue;
 	bool added = false;
 
 	lockdep_assert_irqs_disabled();
-	spin_lock(&u->ready_lock);
+	spin_lock(&q->ready_lock);
 	if (!k->on_ready && !k->dead) {
 		/*
 		 * A new kevent goes last, with the pass now under way, so
@@ -369,28 +369,28 @@ static __always_inline bool __kevent_ready_add(struct kevent *k, bool head,
 		 */
 		if (head) {
 			k->pass = pass;
-			list_add(&k->ready_entry, &u->ready_list);
+			list_add(&k->ready_entry, &q->ready_list);
 		} else {
-			k->pass = u->pass;
-			list_add_tail(&k->ready_entry, &u->ready_list);
+			k->pass = q->pass;
+			list_add_tail(&k->ready_entry, &q->ready_list);
 		}
 		k->on_ready = true;
-		WRITE_ONCE(u->ready_num, u->ready_num + 1);
+		WRITE_ONCE(q->ready_num, q->ready_num + 1);
 		added = true;
 	}
-	spin_unlock(&u->ready_lock);
+	spin_unlock(&q->ready_lock);
 	/*
 	 * Only when someone waits: wake_up() takes the wait-queue lock even
 	 * for an empty queue, and a collector that does not sleep (a busy
 	 * queue) finds the kevent anyway.  The barrier of wq_has_sleeper()
 	 * pairs with the one after adding the waiter and before it reads
 	 * ready_num: prepare_to_wait_event()'s in kevent_wait_ready(), the
-	 * smp_mb() after poll_wait() in kevent_user_poll() (poll, select,
+	 * smp_mb() after poll_wait() in kevent_queue_poll() (poll, select,
 	 * epoll, a POLL kevent watching this queue).  Either the waiter sees
 	 * this kevent or we see the waiter.
 	 */
-	if (added && wq_has_sleeper(&u->wait))
-		wake_up(&u->wait);
+	if (added && wq_has_sleeper(&q->wait))
+		wake_up(&q->wait);
 	return added;
 }
 
@@ -416,22 +416,22 @@ bool kevent_ready_return(struct kevent *k, u64 pass)
 	return added;
 }
 
-/* Take @k off the ready list.  Called with u->ready_lock held. */
+/* Take @k off the ready list.  Called with q->ready_lock held. */
 static void __kevent_ready_del(struct kevent *k)
 {
-	struct kevent_user *u = k->user;
+	struct kevent_queue *q = k->queue;
 
-	lockdep_assert_held(&u->ready_lock);
+	lockdep_assert_held(&q->ready_lock);
 	if (k->on_ready) {
 		list_del_init(&k->ready_entry);
 		k->on_ready = false;
-		WRITE_ONCE(u->ready_num, u->ready_num - 1);
+		WRITE_ONCE(q->ready_num, q->ready_num - 1);
 	}
 }
 
 /**
  * kevent_ready_take() - take the first ready kevents of a collection pass
- * @u: the queue
+ * @q: the queue
  * @ks: where to put them
  * @max: at most this many
  * @pass: the collection's pass number; 0 begins a new pass (the number is
@@ -453,25 +453,25 @@ static void __kevent_ready_del(struct kevent *k)
  *
  * Return: how many were taken.
  */
-unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
+unsigned int kevent_ready_take(struct kevent_queue *q, struct kevent **ks,
 			       unsigned int max, u64 *pass)
 {
 	unsigned int n = 0;
 	struct kevent *k;
 
 	lockdep_assert_irqs_disabled();
-	lockdep_assert_held(&u->ctl_mutex);
-	spin_lock(&u->ready_lock);
+	lockdep_assert_held(&q->ctl_mutex);
+	spin_lock(&q->ready_lock);
 	if (!*pass)
-		*pass = ++u->pass;
+		*pass = ++q->pass;
 	while (n < max &&
-	       (k = list_first_entry_or_null(&u->ready_list, struct kevent,
+	       (k = list_first_entry_or_null(&q->ready_list, struct kevent,
 					     ready_entry)) &&
 	       k->pass < *pass) {
 		__kevent_ready_del(k);
 		ks[n++] = k;
 	}
-	spin_unlock(&u->ready_lock);
+	spin_unlock(&q->ready_lock);
 	return n;
 }
 
@@ -489,9 +489,9 @@ unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
 void kevent_ready_forget(struct kevent *k)
 {
 	lockdep_assert_held(&k->ulock);
-	spin_lock(&k->user->ready_lock);
+	spin_lock(&k->queue->ready_lock);
 	__kevent_ready_del(k);
-	spin_unlock(&k->user->ready_lock);
+	spin_unlock(&k->queue->ready_lock);
 }
 
 /**
@@ -502,10 +502,10 @@ void kevent_ready_kill(struct kevent *k)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&k->user->ready_lock, flags);
+	spin_lock_irqsave(&k->queue->ready_lock, flags);
 	k->dead = true;
 	__kevent_ready_del(k);
-	spin_unlock_irqrestore(&k->user->ready_lock, flags);
+	spin_unlock_irqrestore(&k->queue->ready_lock, flags);
 }
 
 /* Take @k off the ready list, if it is there (MODIFY). */
@@ -513,9 +513,9 @@ static void kevent_ready_del(struct kevent *k)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&k->user->ready_lock, flags);
+	spin_lock_irqsave(&k->queue->ready_lock, flags);
 	__kevent_ready_del(k);
-	spin_unlock_irqrestore(&k->user->ready_lock, flags);
+	spin_unlock_irqrestore(&k->queue->ready_lock, flags);
 }
 
 /* Whether @k is on the ready list now. */
@@ -524,9 +524,9 @@ static bool kevent_ready_has(struct kevent *k)
 	unsigned long flags;
 	bool on;
 
-	spin_lock_irqsave(&k->user->ready_lock, flags);
+	spin_lock_irqsave(&k->queue->ready_lock, flags);
 	on = k->on_ready;
-	spin_unlock_irqrestore(&k->user->ready_lock, flags);
+	spin_unlock_irqrestore(&k->queue->ready_lock, flags);
 	return on;
 }
 

@@ -54,7 +54,7 @@
  *
  * Locking
  * -------
- *   u->ctl_mutex -> kf->mtx -> file->f_lock   an origin's hooks, users,
+ *   q->ctl_mutex -> kf->mtx -> file->f_lock   an origin's hooks, users,
  *                                             and the file's list
  *   wait-queue head lock -> st->lock ...      a wake-up (then the core's
  *                                             chain)

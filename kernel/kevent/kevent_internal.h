@@ -32,7 +32,7 @@
 #define KEVENT_TYPE_KERNEL	KEVENT_MAX
 
 /**
- * struct kevent_user - a kevent queue (one open /dev/kevent)
+ * struct kevent_queue - a kevent queue (one open /dev/kevent)
  * @kevent_root: all kevents of the queue, keyed by (type, id); ctl_mutex.
  * @kevent_num: number of kevents in @kevent_root; ctl_mutex.
  * @ready_list: kevents ready for delivery, in order; ready_lock.
@@ -56,7 +56,7 @@
  * @total: kevents added.
  * The four counters are shown in the queue's fdinfo.
  */
-struct kevent_user {
+struct kevent_queue {
 	struct rb_root		kevent_root;
 	unsigned int		kevent_num;
 	struct list_head	ready_list;
@@ -97,40 +97,40 @@ static inline bool kevent_deliver_needed(struct kevent *k)
 
 /* The ready list (kevent.c): the only code that changes its membership. */
 bool kevent_ready_return(struct kevent *k, u64 pass);
-unsigned int kevent_ready_take(struct kevent_user *u, struct kevent **ks,
+unsigned int kevent_ready_take(struct kevent_queue *q, struct kevent **ks,
 			       unsigned int max, u64 *pass);
 void kevent_ready_forget(struct kevent *k);
 void kevent_ready_kill(struct kevent *k);
 
 /**
- * kevent_user_ready_num() - how many kevents of a queue are ready
- * @u: the queue
+ * kevent_queue_ready_num() - how many kevents of a queue are ready
+ * @q: the queue
  *
  * A lockless read, for waiters' conditions, poll() and fdinfo; the count
  * itself is the ready list's (changed under ready_lock only).
  *
  * Return: the length of the ready list.
  */
-static inline unsigned int kevent_user_ready_num(struct kevent_user *u)
+static inline unsigned int kevent_queue_ready_num(struct kevent_queue *q)
 {
-	return READ_ONCE(u->ready_num);
+	return READ_ONCE(q->ready_num);
 }
 
-/* Queue side (kevent_user.c). */
-struct kevent_user *kevent_user_create(void);
-void kevent_queue_unlock(struct kevent_user *u);
-void kevent_user_destroy(struct kevent_user *u);
-int kevent_user_add_ukevent(struct ukevent *uk, struct kevent_user *u);
-int kevent_user_remove_ukevent(struct ukevent *uk, struct kevent_user *u);
-int kevent_user_modify_ukevent(struct ukevent *uk, struct kevent_user *u);
-long kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
+/* Queue side (kevent_queue.c). */
+struct kevent_queue *kevent_queue_create(void);
+void kevent_queue_unlock(struct kevent_queue *q);
+void kevent_queue_destroy(struct kevent_queue *q);
+int kevent_queue_add_ukevent(struct ukevent *uk, struct kevent_queue *q);
+int kevent_queue_remove_ukevent(struct ukevent *uk, struct kevent_queue *q);
+int kevent_queue_modify_ukevent(struct ukevent *uk, struct kevent_queue *q);
+long kevent_queue_ctl(struct kevent_queue *q, unsigned int cmd, unsigned int num,
 		     struct ukevent __user *arg);
-long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
+long kevent_queue_get_events(struct kevent_queue *q, unsigned int min_nr,
 			    unsigned int max_nr, u64 timeout,
 			    struct ukevent __user *buf, bool nonblock);
-long kevent_user_ring_init(struct kevent_user *u,
+long kevent_queue_ring_init(struct kevent_queue *q,
 			   struct kevent_ring __user *ring, unsigned int num);
-long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
+long kevent_queue_wait(struct kevent_queue *q, unsigned int num, u64 timeout,
 		      bool nonblock);
 bool is_kevent_file(const struct file *file);
 
@@ -154,7 +154,7 @@ extern unsigned long kevent_max_user_kevents;
 extern size_t kevent_ctl_alloc_peak;
 #endif
 #if IS_ENABLED(CONFIG_KEVENT_KUNIT_TEST)
-int kevent_user_getfd(int flags);
+int kevent_queue_getfd(int flags);
 bool kevent_timer_armed(struct kevent *k);
 extern void (*kevent_timer_counted_hook)(struct kevent_storage *st);
 extern void (*kevent_timer_deliver_hook)(struct kevent *k);

@@ -64,7 +64,7 @@ struct kevent_storage {
 #define KEVENT_NR_TYPES		(KEVENT_MAX + 1)
 
 struct kevent;
-struct kevent_user;
+struct kevent_queue;
 struct file;
 
 /*
@@ -135,7 +135,7 @@ struct kevent_callbacks {
  *        queued before it began (one call, one pass).
  * @gen: bumped by MODIFY, so a delivery in flight knows its snapshot is
  *       stale; protected by @ulock (and changed under ctl_mutex).
- * @user: the queue.
+ * @queue: the queue.
  * @st: the storage, set by kevent_storage_enqueue(); valid until
  *      ->dequeue returns, even after kevent_storage_fini().
  * @callbacks: the type's callbacks.
@@ -145,12 +145,12 @@ struct kevent_callbacks {
  * kevent, as epoll's touches two of its own (an eppoll_entry and an
  * epitem): the first holds @event and what guards it (@ulock, the state
  * bits), the second what the storage walk and the ready list use
- * (@storage_entry, @ready_entry, @pass, @user, @priv and, first in
+ * (@storage_entry, @ready_entry, @pass, @queue, @priv and, first in
  * @callbacks, ->callback).  The tree node and the rest of the callbacks,
  * and @st, for system calls, are in the third.  The objects are aligned
  * to 64 bytes (the lines of the machines this is tuned for; on wider
  * lines two of them share one), 192 bytes without lock debugging
- * (asserted in kevent.c).  @pass comes before @user so that a freed
+ * (asserted in kevent.c).  @pass comes before @queue so that a freed
  * kevent's allocator free pointer, in the middle of the object, lands on
  * it rather than on the queue pointer: a use after free then queues on
  * the right queue (which a test sees) instead of following garbage.
@@ -169,7 +169,7 @@ struct kevent {
 	struct list_head	storage_entry __aligned(64);
 	struct list_head	ready_entry;
 	u64			pass;
-	struct kevent_user	*user;
+	struct kevent_queue	*queue;
 	void			*priv;
 	struct kevent_callbacks	callbacks;
 

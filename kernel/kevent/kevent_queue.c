@@ -8,7 +8,7 @@
  *
  * Objects
  * -------
- * A queue (struct kevent_user) is created by open("/dev/kevent") and lives
+ * A queue (struct kevent_queue) is created by open("/dev/kevent") and lives
  * as long as its file; it owns its kevents (struct kevent), kept in an
  * rb-tree keyed by (type, id).  kevent_ctl() adds, removes and modifies
  * kevents; kevent_get_events() copies ready kevents to a user buffer;
@@ -85,7 +85,7 @@ unsigned long kevent_max_user_kevents __read_mostly;
  */
 VISIBLE_IF_KUNIT size_t kevent_ctl_alloc_peak;
 
-static void kevent_orphans_finish(struct kevent_user *u);
+static void kevent_orphans_finish(struct kevent_queue *q);
 
 static void kevent_put(struct kevent *k)
 {
@@ -94,28 +94,28 @@ static void kevent_put(struct kevent *k)
 }
 
 /**
- * kevent_user_create() - create an empty queue
+ * kevent_queue_create() - create an empty queue
  *
  * Return: the queue, or NULL when out of memory.
  */
-struct kevent_user *kevent_user_create(void)
+struct kevent_queue *kevent_queue_create(void)
 {
-	struct kevent_user *u;
+	struct kevent_queue *q;
 
-	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
-	if (!u)
+	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+	if (!q)
 		return NULL;
 
-	u->kevent_root = RB_ROOT;
-	INIT_LIST_HEAD(&u->ready_list);
-	spin_lock_init(&u->ready_lock);
-	INIT_LIST_HEAD(&u->orphans);
-	spin_lock_init(&u->orphan_lock);
-	mutex_init(&u->ctl_mutex);
-	init_waitqueue_head(&u->wait);
-	mutex_init(&u->ring_lock);
-	u->owner = get_current_user();
-	return u;
+	q->kevent_root = RB_ROOT;
+	INIT_LIST_HEAD(&q->ready_list);
+	spin_lock_init(&q->ready_lock);
+	INIT_LIST_HEAD(&q->orphans);
+	spin_lock_init(&q->orphan_lock);
+	mutex_init(&q->ctl_mutex);
+	init_waitqueue_head(&q->wait);
+	mutex_init(&q->ring_lock);
+	q->owner = get_current_user();
+	return q;
 }
 
 /* Key order: type, then id. */
@@ -129,11 +129,11 @@ static int kevent_compare_key(const struct ukevent *a, const struct ukevent *b)
 }
 
 static struct kevent *kevent_search(const struct ukevent *uk,
-				    struct kevent_user *u)
+				    struct kevent_queue *q)
 {
-	struct rb_node *n = u->kevent_root.rb_node;
+	struct rb_node *n = q->kevent_root.rb_node;
 
-	lockdep_assert_held(&u->ctl_mutex);
+	lockdep_assert_held(&q->ctl_mutex);
 
 	while (n) {
 		struct kevent *k = rb_entry(n, struct kevent, kevent_node);
@@ -149,11 +149,11 @@ static struct kevent *kevent_search(const struct ukevent *uk,
 	return NULL;
 }
 
-static int kevent_tree_insert(struct kevent_user *u, struct kevent *new)
+static int kevent_tree_insert(struct kevent_queue *q, struct kevent *new)
 {
-	struct rb_node **p = &u->kevent_root.rb_node, *parent = NULL;
+	struct rb_node **p = &q->kevent_root.rb_node, *parent = NULL;
 
-	lockdep_assert_held(&u->ctl_mutex);
+	lockdep_assert_held(&q->ctl_mutex);
 
 	while (*p) {
 		struct kevent *k = rb_entry(*p, struct kevent, kevent_node);
@@ -168,9 +168,9 @@ static int kevent_tree_insert(struct kevent_user *u, struct kevent *new)
 			return -EEXIST;
 	}
 	rb_link_node(&new->kevent_node, parent, p);
-	rb_insert_color(&new->kevent_node, &u->kevent_root);
+	rb_insert_color(&new->kevent_node, &q->kevent_root);
 	new->in_tree = true;
-	WRITE_ONCE(u->kevent_num, u->kevent_num + 1);
+	WRITE_ONCE(q->kevent_num, q->kevent_num + 1);
 	return 0;
 }
 
@@ -181,69 +181,69 @@ static int kevent_tree_insert(struct kevent_user *u, struct kevent *new)
  */
 static void kevent_remove(struct kevent *k, bool deq)
 {
-	struct kevent_user *u = k->user;
+	struct kevent_queue *q = k->queue;
 
-	lockdep_assert_held(&u->ctl_mutex);
+	lockdep_assert_held(&q->ctl_mutex);
 
-	rb_erase(&k->kevent_node, &u->kevent_root);
+	rb_erase(&k->kevent_node, &q->kevent_root);
 	k->in_tree = false;
-	WRITE_ONCE(u->kevent_num, u->kevent_num - 1);
+	WRITE_ONCE(q->kevent_num, q->kevent_num - 1);
 
 	if (deq)
 		kevent_dequeue(k);
 	kevent_ready_kill(k);
 
-	atomic_long_dec(&u->owner->kevents);
+	atomic_long_dec(&q->owner->kevents);
 	kevent_put(k);
 }
 
 /**
- * kevent_user_destroy() - remove every kevent of a queue and free it
- * @u: the queue; nobody else may use it any more
+ * kevent_queue_destroy() - remove every kevent of a queue and free it
+ * @q: the queue; nobody else may use it any more
  */
-void kevent_user_destroy(struct kevent_user *u)
+void kevent_queue_destroy(struct kevent_queue *q)
 {
 	struct rb_node *n;
 
-	mutex_lock(&u->ctl_mutex);
-	kevent_orphans_finish(u);
-	while ((n = rb_first(&u->kevent_root))) {
+	mutex_lock(&q->ctl_mutex);
+	kevent_orphans_finish(q);
+	while ((n = rb_first(&q->kevent_root))) {
 		kevent_remove(rb_entry(n, struct kevent, kevent_node), true);
 		cond_resched();
 	}
-	mutex_unlock(&u->ctl_mutex);
+	mutex_unlock(&q->ctl_mutex);
 
-	free_uid(u->owner);
-	kfree(u);
+	free_uid(q->owner);
+	kfree(q);
 }
 
 /**
- * kevent_user_add_ukevent() - add one kevent to a queue
+ * kevent_queue_add_ukevent() - add one kevent to a queue
  * @uk: the request; on return other than 0 it holds the answer
- * @u: the queue
+ * @q: the queue
  *
  * Return: 0 when the kevent is queued; >0 when it was ready at once (it is
  * reported in @uk with KEVENT_RET_DONE and not kept); <0 on error, or when
  * it was broken at once (@uk has KEVENT_RET_BROKEN|KEVENT_RET_DONE and
  * ret_data[1] = the error).
  */
-int kevent_user_add_ukevent(struct ukevent *uk, struct kevent_user *u)
+int kevent_queue_add_ukevent(struct ukevent *uk, struct kevent_queue *q)
 {
 	struct kevent *k;
 	int err;
 
-	lockdep_assert_held(&u->ctl_mutex);
+	lockdep_assert_held(&q->ctl_mutex);
 
-	if (atomic_long_inc_return(&u->owner->kevents) >
+	if (atomic_long_inc_return(&q->owner->kevents) >
 	    READ_ONCE(kevent_max_user_kevents)) {
-		atomic_long_dec(&u->owner->kevents);
+		atomic_long_dec(&q->owner->kevents);
 		err = -ENOSPC;
 		goto err_out;
 	}
 
 	k = kmem_cache_alloc(kevent_cache, KEVENT_GFP);
 	if (!k) {
-		atomic_long_dec(&u->owner->kevents);
+		atomic_long_dec(&q->owner->kevents);
 		err = -ENOMEM;
 		goto err_out;
 	}
@@ -252,16 +252,16 @@ int kevent_user_add_ukevent(struct ukevent *uk, struct kevent_user *u)
 	k->event.ret_flags = 0;
 	k->event.ret_data[0] = 0;
 	k->event.ret_data[1] = 0;
-	k->user = u;
+	k->queue = q;
 	err = kevent_init(k);
 	if (!err)
-		err = kevent_tree_insert(u, k);
+		err = kevent_tree_insert(q, k);
 	if (err) {
-		atomic_long_dec(&u->owner->kevents);
+		atomic_long_dec(&q->owner->kevents);
 		kmem_cache_free(kevent_cache, k);
 		goto err_out;
 	}
-	atomic_long_inc(&u->total);
+	atomic_long_inc(&q->total);
 
 	err = kevent_enqueue(k);
 	if (!err)
@@ -287,19 +287,19 @@ err_out:
 }
 
 /**
- * kevent_user_remove_ukevent() - remove the kevent matching (type, id)
+ * kevent_queue_remove_ukevent() - remove the kevent matching (type, id)
  * @uk: the request
- * @u: the queue
+ * @q: the queue
  *
  * Return: 0, or -ENOENT when no kevent matches.
  */
-int kevent_user_remove_ukevent(struct ukevent *uk, struct kevent_user *u)
+int kevent_queue_remove_ukevent(struct ukevent *uk, struct kevent_queue *q)
 {
 	struct kevent *k;
 
-	lockdep_assert_held(&u->ctl_mutex);
+	lockdep_assert_held(&q->ctl_mutex);
 
-	k = kevent_search(uk, u);
+	k = kevent_search(uk, q);
 	if (!k)
 		return -ENOENT;
 	kevent_remove(k, true);
@@ -307,9 +307,9 @@ int kevent_user_remove_ukevent(struct ukevent *uk, struct kevent_user *u)
 }
 
 /**
- * kevent_user_modify_ukevent() - replace the event bits and request flags
+ * kevent_queue_modify_ukevent() - replace the event bits and request flags
  * @uk: the request
- * @u: the queue
+ * @q: the queue
  *
  * The kevent's results are cleared, it leaves the ready list, it is
  * attached to its origin again if it had left it, and its readiness is
@@ -320,14 +320,14 @@ int kevent_user_remove_ukevent(struct ukevent *uk, struct kevent_user *u)
  * storage cannot report (nothing changes); -EBADF when the origin is gone
  * (the kevent was removed).
  */
-int kevent_user_modify_ukevent(struct ukevent *uk, struct kevent_user *u)
+int kevent_queue_modify_ukevent(struct ukevent *uk, struct kevent_queue *q)
 {
 	struct kevent *k;
 	int err;
 
-	lockdep_assert_held(&u->ctl_mutex);
+	lockdep_assert_held(&q->ctl_mutex);
 
-	k = kevent_search(uk, u);
+	k = kevent_search(uk, q);
 	if (!k)
 		return -ENOENT;
 	if (!(uk->event & k->callbacks.events))
@@ -347,7 +347,7 @@ int kevent_user_modify_ukevent(struct ukevent *uk, struct kevent_user *u)
  * return 0.  A copy that faults stops the call with -EFAULT, a fatal
  * signal with -EINTR; entries processed before keep their effect.
  */
-static int kevent_ctl_chunk(struct kevent_user *u, unsigned int cmd,
+static int kevent_ctl_chunk(struct kevent_queue *q, unsigned int cmd,
 			    struct ukevent *ukev, unsigned int n)
 {
 	unsigned int i, rnum = 0;
@@ -364,10 +364,10 @@ static int kevent_ctl_chunk(struct kevent_user *u, unsigned int cmd,
 				uk->ret_data[1] = -EINVAL;
 				err = -EINVAL;
 			} else {
-				err = kevent_user_add_ukevent(uk, u);
+				err = kevent_queue_add_ukevent(uk, q);
 			}
 			if (err) {
-				atomic_long_inc(&u->im_num);
+				atomic_long_inc(&q->im_num);
 				ukev[rnum++] = *uk;
 			}
 			break;
@@ -376,9 +376,9 @@ static int kevent_ctl_chunk(struct kevent_user *u, unsigned int cmd,
 			if (uk->type >= KEVENT_MAX)
 				err = -ENOENT;
 			else if (cmd == KEVENT_CTL_REMOVE)
-				err = kevent_user_remove_ukevent(uk, u);
+				err = kevent_queue_remove_ukevent(uk, q);
 			else
-				err = kevent_user_modify_ukevent(uk, u);
+				err = kevent_queue_modify_ukevent(uk, q);
 			if (err) {
 				uk->ret_flags |= KEVENT_RET_BROKEN;
 				uk->ret_data[1] = err;
@@ -392,8 +392,8 @@ static int kevent_ctl_chunk(struct kevent_user *u, unsigned int cmd,
 }
 
 /**
- * kevent_user_ctl() - the body of kevent_ctl()
- * @u: the queue
+ * kevent_queue_ctl() - the body of kevent_ctl()
+ * @q: the queue
  * @cmd: KEVENT_CTL_ADD, KEVENT_CTL_REMOVE or KEVENT_CTL_MODIFY
  * @num: number of entries at @arg
  * @arg: the entries, answered in place
@@ -402,7 +402,7 @@ static int kevent_ctl_chunk(struct kevent_user *u, unsigned int cmd,
  * MODIFY 0; -EINVAL for an unknown @cmd, -EFAULT when @arg faults, -EINTR
  * on a fatal signal.
  */
-long kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
+long kevent_queue_ctl(struct kevent_queue *q, unsigned int cmd, unsigned int num,
 		     struct ukevent __user *arg)
 {
 	struct ukevent onstack[KEVENT_MIN_BUFFS_ALLOC];
@@ -438,13 +438,13 @@ long kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
 			ret = -EFAULT;
 			break;
 		}
-		if (mutex_lock_killable(&u->ctl_mutex)) {
+		if (mutex_lock_killable(&q->ctl_mutex)) {
 			ret = -EINTR;
 			break;
 		}
-		kevent_orphans_finish(u);
-		r = kevent_ctl_chunk(u, cmd, ukev, n);
-		kevent_queue_unlock(u);
+		kevent_orphans_finish(q);
+		r = kevent_ctl_chunk(q, cmd, ukev, n);
+		kevent_queue_unlock(q);
 		if (cmd != KEVENT_CTL_ADD)
 			out = arg + done;
 		if (r && copy_to_user(out, ukev, r * sizeof(*ukev))) {
@@ -472,7 +472,7 @@ long kevent_user_ctl(struct kevent_user *u, unsigned int cmd, unsigned int num,
 
 /*
  * Ready kevents taken for one copy, with their snapshots; on
- * u->orphans (@orphan, @copied) when a killed collector left it to the
+ * q->orphans (@orphan, @copied) when a killed collector left it to the
  * next holder of ctl_mutex.
  */
 struct kevent_batch {
@@ -560,7 +560,7 @@ static bool kevent_snapshot(struct kevent_batch *b, unsigned int i,
  * snapshot, as at any time before it: the snapshot takes what is there.
  * The kevents keep the ready list's order.
  */
-static unsigned int kevent_batch_take(struct kevent_user *u,
+static unsigned int kevent_batch_take(struct kevent_queue *q,
 				      struct kevent_batch *b, unsigned int max,
 				      u64 *pass)
 {
@@ -574,7 +574,7 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 	struct kevent *k;
 
 	BUILD_BUG_ON(KEVENT_DELIVER_BATCH > BITS_PER_LONG);
-	lockdep_assert_held(&u->ctl_mutex);
+	lockdep_assert_held(&q->ctl_mutex);
 	max = min_t(unsigned int, max, KEVENT_DELIVER_BATCH);
 	b->n = 0;
 	while (b->n < max && tries) {
@@ -582,7 +582,7 @@ static unsigned int kevent_batch_take(struct kevent_user *u,
 		base = b->n;
 		late = 0;
 		local_irq_disable();
-		got = kevent_ready_take(u, b->k + base,
+		got = kevent_ready_take(q, b->k + base,
 					min(max - base, tries), pass);
 		for (i = 0; i < got; i++) {
 			k = b->k[base + i];
@@ -650,11 +650,11 @@ static void kevent_batch_hold(struct kevent_batch *b)
  * taken: remove the final kevents, which nothing can have changed (MODIFY
  * and removal need ctl_mutex), and drop their references.
  */
-static void kevent_batch_done(struct kevent_user *u, struct kevent_batch *b)
+static void kevent_batch_done(struct kevent_queue *q, struct kevent_batch *b)
 {
 	unsigned int i;
 
-	lockdep_assert_held(&u->ctl_mutex);
+	lockdep_assert_held(&q->ctl_mutex);
 	for (i = 0; i < b->n; i++) {
 		struct kevent *k = b->k[i];
 
@@ -705,11 +705,11 @@ static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk,
  * (ONESHOT, broken) are removed unless MODIFY changed them since.  Drops
  * the batch's references.
  */
-static void kevent_batch_settle(struct kevent_user *u, struct kevent_batch *b)
+static void kevent_batch_settle(struct kevent_queue *q, struct kevent_batch *b)
 {
 	unsigned int i;
 
-	lockdep_assert_held(&u->ctl_mutex);
+	lockdep_assert_held(&q->ctl_mutex);
 	for (i = b->n; i-- > b->copied;)
 		kevent_undo_delivery(b->k[i], &b->uk[i], b->gen[i], b->pass);
 	for (i = 0; i < b->copied; i++) {
@@ -728,44 +728,44 @@ static void kevent_batch_settle(struct kevent_user *u, struct kevent_batch *b)
  * ctl_mutex does, first thing, and again as it unlocks
  * (kevent_queue_unlock()).  Called with ctl_mutex held.
  */
-static void kevent_orphans_finish(struct kevent_user *u)
+static void kevent_orphans_finish(struct kevent_queue *q)
 {
 	struct kevent_batch *b, *tmp;
 	LIST_HEAD(list);
 
-	lockdep_assert_held(&u->ctl_mutex);
-	if (list_empty_careful(&u->orphans))
+	lockdep_assert_held(&q->ctl_mutex);
+	if (list_empty_careful(&q->orphans))
 		return;
-	spin_lock(&u->orphan_lock);
-	list_splice_init(&u->orphans, &list);
-	spin_unlock(&u->orphan_lock);
+	spin_lock(&q->orphan_lock);
+	list_splice_init(&q->orphans, &list);
+	spin_unlock(&q->orphan_lock);
 	list_for_each_entry_safe(b, tmp, &list, orphan) {
-		kevent_batch_settle(u, b);
+		kevent_batch_settle(q, b);
 		kfree(b);
 	}
 }
 
 /**
  * kevent_queue_unlock() - drop a queue's ctl_mutex
- * @u: the queue, whose ctl_mutex the caller holds
+ * @q: the queue, whose ctl_mutex the caller holds
  *
  * First settles what killed collectors left (kevent_batch_finish()).  A
  * batch left after our look is settled by its collector, whose trylock
  * then succeeds, or by the holder that made that trylock fail: whoever
  * unlocks last looks again.
  */
-void kevent_queue_unlock(struct kevent_user *u)
+void kevent_queue_unlock(struct kevent_queue *q)
 {
 	for (;;) {
-		kevent_orphans_finish(u);
-		mutex_unlock(&u->ctl_mutex);
+		kevent_orphans_finish(q);
+		mutex_unlock(&q->ctl_mutex);
 		/*
 		 * Pairs with the smp_mb() in kevent_batch_finish(): either
 		 * we see its batch, or its trylock sees the mutex free.
 		 */
 		smp_mb();
-		if (list_empty_careful(&u->orphans) ||
-		    !mutex_trylock(&u->ctl_mutex))
+		if (list_empty_careful(&q->orphans) ||
+		    !mutex_trylock(&q->ctl_mutex))
 			return;
 	}
 }
@@ -778,7 +778,7 @@ void kevent_queue_unlock(struct kevent_user *u)
  * and the holder settles it when it unlocks.  Either way every kevent of
  * the batch ends delivered (and removed when final) or queued again.
  */
-static void kevent_batch_finish(struct kevent_user *u, struct kevent_batch *b,
+static void kevent_batch_finish(struct kevent_queue *q, struct kevent_batch *b,
 				unsigned int copied)
 {
 	struct kevent_batch *orphan;
@@ -794,20 +794,20 @@ static void kevent_batch_finish(struct kevent_user *u, struct kevent_batch *b,
 		return;
 	}
 	b->copied = copied;
-	if (!mutex_lock_killable(&u->ctl_mutex)) {
-		kevent_batch_settle(u, b);
-		kevent_queue_unlock(u);
+	if (!mutex_lock_killable(&q->ctl_mutex)) {
+		kevent_batch_settle(q, b);
+		kevent_queue_unlock(q);
 		return;
 	}
 	/* Small, and the kevents must not be left behind: may not fail. */
 	orphan = kmemdup(b, sizeof(*b), GFP_KERNEL | __GFP_NOFAIL);
-	spin_lock(&u->orphan_lock);
-	list_add_tail(&orphan->orphan, &u->orphans);
-	spin_unlock(&u->orphan_lock);
+	spin_lock(&q->orphan_lock);
+	list_add_tail(&orphan->orphan, &q->orphans);
+	spin_unlock(&q->orphan_lock);
 	/* Pairs with the smp_mb() in kevent_queue_unlock(). */
 	smp_mb();
-	if (mutex_trylock(&u->ctl_mutex))
-		kevent_queue_unlock(u);
+	if (mutex_trylock(&q->ctl_mutex))
+		kevent_queue_unlock(q);
 }
 
 /*
@@ -841,7 +841,7 @@ static unsigned long kevent_copy_nofault(void __user *to, const void *from,
  * copy faults are references taken, ctl_mutex dropped, and the batch
  * copied again where a fault may sleep.
  */
-static long kevent_deliver_to_buf(struct kevent_user *u,
+static long kevent_deliver_to_buf(struct kevent_queue *q,
 				  struct ukevent __user *buf, unsigned int max,
 				  u64 *pass, bool *more)
 {
@@ -851,18 +851,18 @@ static long kevent_deliver_to_buf(struct kevent_user *u,
 	unsigned int n;
 
 	*more = false;
-	if (kevent_collect_lock(&u->ctl_mutex))
+	if (kevent_collect_lock(&q->ctl_mutex))
 		return -EINTR;
-	kevent_orphans_finish(u);
-	n = kevent_batch_take(u, &b, max, pass);
+	kevent_orphans_finish(q);
+	n = kevent_batch_take(q, &b, max, pass);
 	if (n) {
 		left = kevent_copy_nofault(buf, b.uk, n * sizeof(b.uk[0]));
 		if (!left)
-			kevent_batch_done(u, &b);
+			kevent_batch_done(q, &b);
 		else
 			kevent_batch_hold(&b);
 	}
-	kevent_queue_unlock(u);
+	kevent_queue_unlock(q);
 	*more = b.more;
 	if (!n)
 		return 0;
@@ -870,9 +870,9 @@ static long kevent_deliver_to_buf(struct kevent_user *u,
 	if (left) {
 		left = copy_to_user(buf, b.uk, n * sizeof(b.uk[0]));
 		copied = n - DIV_ROUND_UP(left, sizeof(b.uk[0]));
-		kevent_batch_finish(u, &b, copied);
+		kevent_batch_finish(q, &b, copied);
 	}
-	atomic_long_add(copied, &u->wait_num);
+	atomic_long_add(copied, &q->wait_num);
 	return copied ? (long)copied : -EFAULT;
 }
 
@@ -929,12 +929,12 @@ static ktime_t kevent_deadline(u64 timeout)
  * deadline (0: not set yet) is set from @timeout the first time the call
  * has to wait.
  */
-static int kevent_wait_ready(struct kevent_user *u, unsigned int min_nr,
+static int kevent_wait_ready(struct kevent_queue *q, unsigned int min_nr,
 			     u64 timeout, ktime_t *deadline)
 {
 	long ret;
 
-	if (kevent_user_ready_num(u) >= min_nr) {
+	if (kevent_queue_ready_num(q) >= min_nr) {
 		/*
 		 * Ready: no wait.  A later round of the same call (the
 		 * kevents turned out not ready at delivery, or another task
@@ -950,8 +950,8 @@ static int kevent_wait_ready(struct kevent_user *u, unsigned int min_nr,
 		return ktime_compare(*deadline, ktime_get()) <= 0 ? -ETIME : 0;
 	}
 	if (timeout == KEVENT_WAIT_FOREVER) {
-		ret = wait_event_interruptible(u->wait,
-				kevent_user_ready_num(u) >= min_nr);
+		ret = wait_event_interruptible(q->wait,
+				kevent_queue_ready_num(q) >= min_nr);
 	} else {
 		ktime_t left;
 
@@ -961,8 +961,8 @@ static int kevent_wait_ready(struct kevent_user *u, unsigned int min_nr,
 
 		if (ktime_compare(left, 0) <= 0)
 			return -ETIME;
-		ret = wait_event_interruptible_hrtimeout(u->wait,
-				kevent_user_ready_num(u) >= min_nr, left);
+		ret = wait_event_interruptible_hrtimeout(q->wait,
+				kevent_queue_ready_num(q) >= min_nr, left);
 	}
 	if (ret == -ERESTARTSYS)
 		return -EINTR;
@@ -970,8 +970,8 @@ static int kevent_wait_ready(struct kevent_user *u, unsigned int min_nr,
 }
 
 /**
- * kevent_user_get_events() - the body of kevent_get_events()
- * @u: the queue
+ * kevent_queue_get_events() - the body of kevent_get_events()
+ * @q: the queue
  * @min_nr: wait until this many kevents are ready
  * @max_nr: copy at most this many
  * @timeout: relative, in nanoseconds; 0 does not wait, KEVENT_WAIT_FOREVER
@@ -990,7 +990,7 @@ static int kevent_wait_ready(struct kevent_user *u, unsigned int min_nr,
  * Return: the number of kevents copied (0 at the timeout), -EINTR when a
  * signal came before any was copied, -EFAULT when the first copy faulted.
  */
-long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
+long kevent_queue_get_events(struct kevent_queue *q, unsigned int min_nr,
 			    unsigned int max_nr, u64 timeout,
 			    struct ukevent __user *buf, bool nonblock)
 {
@@ -1003,15 +1003,15 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 	int err;
 
 	for (;;) {
-		err = wait ? kevent_wait_ready(u, min_nr, timeout, &deadline) : 0;
+		err = wait ? kevent_wait_ready(q, min_nr, timeout, &deadline) : 0;
 		if (err == -EINTR)
 			return err;
 
 		/* Nothing ready: no lock taken (ep_events_available()). */
 		num = 0;
 		kevent_pass_init(&p);
-		while (num < max_nr && kevent_user_ready_num(u)) {
-			ret = kevent_deliver_to_buf(u, buf + num, max_nr - num,
+		while (num < max_nr && kevent_queue_ready_num(q)) {
+			ret = kevent_deliver_to_buf(q, buf + num, max_nr - num,
 						    &p.pass, &more);
 			if (ret < 0 && !num)
 				return ret;
@@ -1034,8 +1034,8 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
 }
 
 /**
- * kevent_user_ring_init() - register the user's ring
- * @u: the queue
+ * kevent_queue_ring_init() - register the user's ring
+ * @q: the queue
  * @ring: the ring, @num events after its header
  * @num: ring size
  *
@@ -1044,7 +1044,7 @@ long kevent_user_get_events(struct kevent_user *u, unsigned int min_nr,
  * -EFAULT when the ring is not writable user memory, -EBUSY when the queue
  * has a ring, -EINTR on a fatal signal.
  */
-long kevent_user_ring_init(struct kevent_user *u,
+long kevent_queue_ring_init(struct kevent_queue *q,
 			   struct kevent_ring __user *ring, unsigned int num)
 {
 	size_t size;
@@ -1059,18 +1059,18 @@ long kevent_user_ring_init(struct kevent_user *u,
 	    fault_in_safe_writeable((const char __user *)ring, size))
 		return -EFAULT;
 
-	if (mutex_lock_killable(&u->ring_lock))
+	if (mutex_lock_killable(&q->ring_lock))
 		return -EINTR;
-	if (u->pring) {
+	if (q->pring) {
 		err = -EBUSY;
 	} else if (put_user(0, &ring->ring_kidx)) {
 		err = -EFAULT;
 	} else {
-		u->pring = ring;
-		u->ring_size = num;
-		u->kidx = 0;
+		q->pring = ring;
+		q->ring_size = num;
+		q->kidx = 0;
 	}
-	mutex_unlock(&u->ring_lock);
+	mutex_unlock(&q->ring_lock);
 	return err;
 }
 
@@ -1081,18 +1081,18 @@ long kevent_user_ring_init(struct kevent_user *u,
  * moves *@kidx past them.  Called with ring_lock held, and with page
  * faults disabled when ctl_mutex is held too.
  */
-static unsigned int kevent_ring_copy(struct kevent_user *u,
+static unsigned int kevent_ring_copy(struct kevent_queue *q,
 				     struct kevent_batch *b, unsigned int *kidx,
 				     bool whole)
 {
-	struct kevent_ring __user *ring = u->pring;
+	struct kevent_ring __user *ring = q->pring;
 	unsigned int i, run, k = *kidx;
 
 	for (i = 0; i < b->n; i += run) {
 		size_t len;
 		unsigned long left;
 
-		run = min_t(unsigned int, b->n - i, u->ring_size - k);
+		run = min_t(unsigned int, b->n - i, q->ring_size - k);
 		len = run * sizeof(b->uk[0]);
 		left = copy_to_user(&ring->event[k], &b->uk[i], len);
 		if (left) {
@@ -1102,7 +1102,7 @@ static unsigned int kevent_ring_copy(struct kevent_user *u,
 			break;
 		}
 		k += run;
-		if (k >= u->ring_size)
+		if (k >= q->ring_size)
 			k = 0;
 	}
 	/*
@@ -1118,8 +1118,8 @@ static unsigned int kevent_ring_copy(struct kevent_user *u,
 }
 
 /*
- * Write up to @num ready kevents into the ring at u->kidx, then ring_kidx:
- * one collection pass, as kevent_user_get_events() makes.  Called with
+ * Write up to @num ready kevents into the ring at q->kidx, then ring_kidx:
+ * one collection pass, as kevent_queue_get_events() makes.  Called with
  * ring_lock held.  A batch whose ring_kidx cannot be written
  * goes back to the ready list whole: the index the application reads and
  * the entries it finds always agree.  As kevent_deliver_to_buf(), a batch
@@ -1128,31 +1128,31 @@ static unsigned int kevent_ring_copy(struct kevent_user *u,
  * number written, 0 when none was ready, -EFAULT when the first write
  * faulted, -EINTR.
  */
-static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
+static long kevent_ring_fill(struct kevent_queue *q, unsigned int num)
 {
 	unsigned int done = 0;
 	struct kevent_batch b;
 	struct kevent_pass p;
 
-	lockdep_assert_held(&u->ring_lock);
+	lockdep_assert_held(&q->ring_lock);
 	kevent_pass_init(&p);
 	while (done < num) {
-		unsigned int i = 0, n, kidx = u->kidx;
+		unsigned int i = 0, n, kidx = q->kidx;
 
-		if (kevent_collect_lock(&u->ctl_mutex))
+		if (kevent_collect_lock(&q->ctl_mutex))
 			return done ? (long)done : -EINTR;
-		kevent_orphans_finish(u);
-		n = kevent_batch_take(u, &b, num - done, &p.pass);
+		kevent_orphans_finish(q);
+		n = kevent_batch_take(q, &b, num - done, &p.pass);
 		if (n) {
 			pagefault_disable();
-			i = kevent_ring_copy(u, &b, &kidx, true);
+			i = kevent_ring_copy(q, &b, &kidx, true);
 			pagefault_enable();
 			if (i == n)
-				kevent_batch_done(u, &b);
+				kevent_batch_done(q, &b);
 			else
 				kevent_batch_hold(&b);
 		}
-		kevent_queue_unlock(u);
+		kevent_queue_unlock(q);
 		/*
 		 * Nothing taken ends the pass, unless the batch gave up on
 		 * kevents not ready at delivery.
@@ -1160,14 +1160,14 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 		if (!n && !b.more)
 			break;
 		if (i < n) {
-			kidx = u->kidx;
-			i = kevent_ring_copy(u, &b, &kidx, false);
-			kevent_batch_finish(u, &b, i);
+			kidx = q->kidx;
+			i = kevent_ring_copy(q, &b, &kidx, false);
+			kevent_batch_finish(q, &b, i);
 		}
 		if (i)
-			u->kidx = kidx;
+			q->kidx = kidx;
 		done += i;
-		atomic_long_add(i, &u->ring_num);
+		atomic_long_add(i, &q->ring_num);
 		if (i < n)
 			return done ? (long)done : -EFAULT;
 		if (done >= num || !kevent_pass_goes_on(&p))
@@ -1177,11 +1177,11 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
 }
 
 /**
- * kevent_user_wait() - the body of kevent_wait()
- * @u: the queue
+ * kevent_queue_wait() - the body of kevent_wait()
+ * @q: the queue
  * @num: copy at most this many kevents into the ring; above 0 and below
  *       the ring size
- * @timeout: as for kevent_user_get_events()
+ * @timeout: as for kevent_queue_get_events()
  * @nonblock: never wait
  *
  * Events go to the ring at the kernel index, wrapping at the ring size;
@@ -1192,7 +1192,7 @@ static long kevent_ring_fill(struct kevent_user *u, unsigned int num)
  * @num 0 or not below its size, -EINTR on a signal, -EFAULT when the first
  * write faulted (the kevent stays ready).
  */
-long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
+long kevent_queue_wait(struct kevent_queue *q, unsigned int num, u64 timeout,
 		      bool nonblock)
 {
 	bool wait = timeout && !nonblock;
@@ -1209,17 +1209,17 @@ long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 		 * that is what a wait would do, and the ring's checks take
 		 * the same lock as the fill.
 		 */
-		err = wait && !first ? kevent_wait_ready(u, 1, timeout, &deadline) : 0;
+		err = wait && !first ? kevent_wait_ready(q, 1, timeout, &deadline) : 0;
 		if (err == -EINTR)
 			return err;
 
-		if (kevent_collect_lock(&u->ring_lock))
+		if (kevent_collect_lock(&q->ring_lock))
 			return -EINTR;
-		if (!u->pring || num >= u->ring_size)
+		if (!q->pring || num >= q->ring_size)
 			ret = -EINVAL;
 		else
-			ret = kevent_ring_fill(u, num);
-		mutex_unlock(&u->ring_lock);
+			ret = kevent_ring_fill(q, num);
+		mutex_unlock(&q->ring_lock);
 
 		if (ret || !wait || err)
 			return ret;
@@ -1230,12 +1230,12 @@ long kevent_user_wait(struct kevent_user *u, unsigned int num, u64 timeout,
 	}
 }
 
-static __poll_t kevent_user_poll(struct file *file, struct poll_table_struct *wait)
+static __poll_t kevent_queue_poll(struct file *file, struct poll_table_struct *wait)
 {
-	struct kevent_user *u = file->private_data;
+	struct kevent_queue *q = file->private_data;
 
 	if (!poll_does_not_wait(wait)) {
-		poll_wait(file, &u->wait, wait);
+		poll_wait(file, &q->wait, wait);
 		/*
 		 * Pairs with wq_has_sleeper() in kevent_ready_add(): the entry
 		 * is in the queue before ready_num is read, so either this
@@ -1244,22 +1244,22 @@ static __poll_t kevent_user_poll(struct file *file, struct poll_table_struct *wa
 		 */
 		smp_mb();
 	}
-	return kevent_user_ready_num(u) ? EPOLLIN | EPOLLRDNORM : 0;
+	return kevent_queue_ready_num(q) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
-static int kevent_user_open(struct inode *inode, struct file *file)
+static int kevent_queue_open(struct inode *inode, struct file *file)
 {
-	struct kevent_user *u = kevent_user_create();
+	struct kevent_queue *q = kevent_queue_create();
 
-	if (!u)
+	if (!q)
 		return -ENOMEM;
-	file->private_data = u;
+	file->private_data = q;
 	return stream_open(inode, file);
 }
 
-static int kevent_user_release(struct inode *inode, struct file *file)
+static int kevent_queue_release(struct inode *inode, struct file *file)
 {
-	kevent_user_destroy(file->private_data);
+	kevent_queue_destroy(file->private_data);
 	file->private_data = NULL;
 	return 0;
 }
@@ -1270,30 +1270,30 @@ static int kevent_user_release(struct inode *inode, struct file *file)
  * owner has in all queues, and (CONFIG_KEVENT_USER_STAT) its counters.
  * The kevents themselves are not listed: a queue may hold millions.
  */
-static void kevent_user_show_fdinfo(struct seq_file *m, struct file *file)
+static void kevent_queue_show_fdinfo(struct seq_file *m, struct file *file)
 {
-	struct kevent_user *u = file->private_data;
+	struct kevent_queue *q = file->private_data;
 
-	seq_printf(m, "kevents:\t%u\n", READ_ONCE(u->kevent_num));
-	seq_printf(m, "ready:\t%u\n", kevent_user_ready_num(u));
+	seq_printf(m, "kevents:\t%u\n", READ_ONCE(q->kevent_num));
+	seq_printf(m, "ready:\t%u\n", kevent_queue_ready_num(q));
 	seq_printf(m, "user_kevents:\t%ld\n",
-		   atomic_long_read(&u->owner->kevents));
+		   atomic_long_read(&q->owner->kevents));
 	if (!IS_ENABLED(CONFIG_KEVENT_USER_STAT))
 		return;
-	seq_printf(m, "added:\t%ld\n", atomic_long_read(&u->total));
-	seq_printf(m, "immediately:\t%ld\n", atomic_long_read(&u->im_num));
-	seq_printf(m, "delivered:\t%ld\n", atomic_long_read(&u->wait_num));
-	seq_printf(m, "ring:\t%ld\n", atomic_long_read(&u->ring_num));
+	seq_printf(m, "added:\t%ld\n", atomic_long_read(&q->total));
+	seq_printf(m, "immediately:\t%ld\n", atomic_long_read(&q->im_num));
+	seq_printf(m, "delivered:\t%ld\n", atomic_long_read(&q->wait_num));
+	seq_printf(m, "ring:\t%ld\n", atomic_long_read(&q->ring_num));
 }
 #endif
 
-static const struct file_operations kevent_user_fops = {
+static const struct file_operations kevent_queue_fops = {
 	.owner		= THIS_MODULE,
-	.open		= kevent_user_open,
-	.release	= kevent_user_release,
-	.poll		= kevent_user_poll,
+	.open		= kevent_queue_open,
+	.release	= kevent_queue_release,
+	.poll		= kevent_queue_poll,
 #ifdef CONFIG_PROC_FS
-	.show_fdinfo	= kevent_user_show_fdinfo,
+	.show_fdinfo	= kevent_queue_show_fdinfo,
 #endif
 };
 
@@ -1301,17 +1301,17 @@ static const struct file_operations kevent_user_fops = {
  * is_kevent_file() - whether a file is a kevent queue
  * @file: the file
  *
- * Return: true for an open /dev/kevent (or kevent_user_getfd()) file.
+ * Return: true for an open /dev/kevent (or kevent_queue_getfd()) file.
  */
 bool is_kevent_file(const struct file *file)
 {
-	return file->f_op == &kevent_user_fops;
+	return file->f_op == &kevent_queue_fops;
 }
 
 static struct miscdevice kevent_miscdev = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "kevent",
-	.fops	= &kevent_user_fops,
+	.fops	= &kevent_queue_fops,
 	.mode	= 0666,
 };
 
@@ -1319,7 +1319,7 @@ static struct miscdevice kevent_miscdev = {
  * The queue behind a queue fd: -EBADF when the fd is not open, -EINVAL
  * when it is not a kevent queue.  The caller's CLASS(fd) holds the file.
  */
-static struct kevent_user *kevent_queue_of(struct fd f)
+static struct kevent_queue *kevent_queue_of(struct fd f)
 {
 	if (fd_empty(f))
 		return ERR_PTR(-EBADF);
@@ -1342,7 +1342,7 @@ static bool kevent_nonblock(struct fd f)
  * @buf: the user buffer
  * @flags: must be 0
  *
- * Return: as kevent_user_get_events(); -EBADF for an fd that is not open,
+ * Return: as kevent_queue_get_events(); -EBADF for an fd that is not open,
  * -EINVAL for one that is not a queue or for bad arguments.
  */
 long kevent_sys_get_events(int ctl_fd, unsigned int min_nr, unsigned int max_nr,
@@ -1350,13 +1350,13 @@ long kevent_sys_get_events(int ctl_fd, unsigned int min_nr, unsigned int max_nr,
 			   unsigned int flags)
 {
 	CLASS(fd, f)(ctl_fd);
-	struct kevent_user *u = kevent_queue_of(f);
+	struct kevent_queue *q = kevent_queue_of(f);
 
-	if (IS_ERR(u))
-		return PTR_ERR(u);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
 	if (flags || !max_nr || min_nr > max_nr)
 		return -EINVAL;
-	return kevent_user_get_events(u, min_nr, max_nr, timeout, buf,
+	return kevent_queue_get_events(q, min_nr, max_nr, timeout, buf,
 				      kevent_nonblock(f));
 }
 
@@ -1367,17 +1367,17 @@ long kevent_sys_get_events(int ctl_fd, unsigned int min_nr, unsigned int max_nr,
  * @num: number of entries
  * @arg: the entries
  *
- * Return: as kevent_user_ctl(), or -EBADF/-EINVAL for a bad @ctl_fd.
+ * Return: as kevent_queue_ctl(), or -EBADF/-EINVAL for a bad @ctl_fd.
  */
 long kevent_sys_ctl(int ctl_fd, unsigned int cmd, unsigned int num,
 		    struct ukevent __user *arg)
 {
 	CLASS(fd, f)(ctl_fd);
-	struct kevent_user *u = kevent_queue_of(f);
+	struct kevent_queue *q = kevent_queue_of(f);
 
-	if (IS_ERR(u))
-		return PTR_ERR(u);
-	return kevent_user_ctl(u, cmd, num, arg);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	return kevent_queue_ctl(q, cmd, num, arg);
 }
 
 /**
@@ -1386,16 +1386,16 @@ long kevent_sys_ctl(int ctl_fd, unsigned int cmd, unsigned int num,
  * @num: at most this many kevents into the ring
  * @timeout: relative, in nanoseconds
  *
- * Return: as kevent_user_wait(), or -EBADF/-EINVAL for a bad @ctl_fd.
+ * Return: as kevent_queue_wait(), or -EBADF/-EINVAL for a bad @ctl_fd.
  */
 long kevent_sys_wait(int ctl_fd, unsigned int num, u64 timeout)
 {
 	CLASS(fd, f)(ctl_fd);
-	struct kevent_user *u = kevent_queue_of(f);
+	struct kevent_queue *q = kevent_queue_of(f);
 
-	if (IS_ERR(u))
-		return PTR_ERR(u);
-	return kevent_user_wait(u, num, timeout, kevent_nonblock(f));
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	return kevent_queue_wait(q, num, timeout, kevent_nonblock(f));
 }
 
 /**
@@ -1404,17 +1404,17 @@ long kevent_sys_wait(int ctl_fd, unsigned int num, u64 timeout)
  * @ring: the user's ring
  * @num: its size
  *
- * Return: as kevent_user_ring_init(), or -EBADF/-EINVAL for a bad @ctl_fd.
+ * Return: as kevent_queue_ring_init(), or -EBADF/-EINVAL for a bad @ctl_fd.
  */
 long kevent_sys_ring_init(int ctl_fd, struct kevent_ring __user *ring,
 			  unsigned int num)
 {
 	CLASS(fd, f)(ctl_fd);
-	struct kevent_user *u = kevent_queue_of(f);
+	struct kevent_queue *q = kevent_queue_of(f);
 
-	if (IS_ERR(u))
-		return PTR_ERR(u);
-	return kevent_user_ring_init(u, ring, num);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	return kevent_queue_ring_init(q, ring, num);
 }
 
 SYSCALL_DEFINE6(kevent_get_events, int, ctl_fd, unsigned int, min_nr,
@@ -1443,24 +1443,24 @@ SYSCALL_DEFINE3(kevent_ring_init, int, ctl_fd, struct kevent_ring __user *, ring
 
 #if IS_ENABLED(CONFIG_KEVENT_KUNIT_TEST)
 /**
- * kevent_user_getfd() - a new queue as an fd, as open("/dev/kevent") gives
+ * kevent_queue_getfd() - a new queue as an fd, as open("/dev/kevent") gives
  * @flags: O_NONBLOCK and O_CLOEXEC are honoured
  *
  * For kernel callers (the KUnit suites), which have no /dev.
  *
  * Return: the fd, or a negative error.
  */
-int kevent_user_getfd(int flags)
+int kevent_queue_getfd(int flags)
 {
-	struct kevent_user *u = kevent_user_create();
+	struct kevent_queue *q = kevent_queue_create();
 	int fd;
 
-	if (!u)
+	if (!q)
 		return -ENOMEM;
-	fd = anon_inode_getfd("[kevent]", &kevent_user_fops, u,
+	fd = anon_inode_getfd("[kevent]", &kevent_queue_fops, q,
 			      O_RDWR | (flags & (O_NONBLOCK | O_CLOEXEC)));
 	if (fd < 0)
-		kevent_user_destroy(u);
+		kevent_queue_destroy(q);
 	return fd;
 }
 #endif
@@ -1480,7 +1480,7 @@ static struct ctl_table kevent_sysctls[] = {
 	},
 };
 
-static int __init kevent_user_init(void)
+static int __init kevent_queue_init(void)
 {
 	int err;
 
@@ -1499,4 +1499,4 @@ static int __init kevent_user_init(void)
 	}
 	return 0;
 }
-fs_initcall(kevent_user_init);
+fs_initcall(kevent_queue_init);
