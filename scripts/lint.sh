@@ -102,6 +102,13 @@ else
 	fi
 fi
 
+# The layers of kernel/kevent/ (kevent_internal.h): no object calls a
+# function of a file above it, checked on the W=1 objects.
+if ! out=$("$PYTHON" "$REPO/scripts/check_layers.py" "$LINT_BUILD/kernel/kevent" 2>&1); then
+	finding "layers: a call goes up in kernel/kevent/"
+	printf '%s\n' "$out" >&2
+fi
+
 # 3. shellcheck on the harness.
 mapfile -t shells < <(cd "$REPO" && { ls run_tests.sh .ci/run 2>/dev/null || true; find scripts coverage userland -path coverage/html -prune -o -name '*.sh' -print; } | sort -u)
 stamps_of "${shells[@]}"
@@ -170,4 +177,4 @@ else
 fi
 
 [ $fail = 0 ] || die "lint found problems (above)"
-say "lint: checkpatch, kernel-doc, W=1, shellcheck, man pages, harness self-tests and libevent's patches clean"
+say "lint: checkpatch, kernel-doc, W=1, layers, shellcheck, man pages, harness self-tests and libevent's patches clean"

@@ -23,6 +23,7 @@ DATA = os.path.join(HERE, 'test_data')
 sys.path.insert(0, os.path.join(HERE, '..', 'coverage'))
 sys.path.insert(0, HERE)
 import bench_kernel  # noqa: E402
+import check_layers  # noqa: E402
 import logscan  # noqa: E402
 import guard_status  # noqa: E402
 import ktap_merge  # noqa: E402
@@ -644,6 +645,32 @@ http/cancel: [forking] """
         self.assertIn('ok 2 libevent-epoll', text)
         self.assertIn('    ok 2 b # SKIP fails on epoll too: no resolver',
                       text.split('libevent-epoll')[0])
+
+
+class CheckLayersTest(unittest.TestCase):
+    """scripts/check_layers.py: a call that goes up is listed."""
+
+    def test_nm_output_gives_functions_and_uses(self):
+        defined, used = check_layers.symbols(
+            "0000000000000000 T kevent_queue_ctl\n0000000000000010 t local\n"
+            "0000000000000000 R kevent_queue_fops\n",
+            "                 U kevent_init\n                 U memcpy\n")
+        self.assertEqual(defined, {"kevent_queue_ctl"})
+        self.assertEqual(used, {"kevent_init", "memcpy"})
+
+    def test_only_a_call_up_is_listed(self):
+        objects = {
+            "kevent.o": ({"kevent_init"}, set()),
+            "kevent_queue.o": ({"kevent_remove"}, {"kevent_init"}),
+            "kevent_ctl.o": ({"kevent_queue_ctl"}, {"kevent_remove", "kmalloc"}),
+            "kevent_file.o": (set(), {"kevent_queue_fops"}),
+        }
+        self.assertEqual(check_layers.upward_calls(objects), [])
+        objects["kevent.o"] = ({"kevent_init"}, {"kevent_queue_ctl"})
+        objects["kevent_file.o"] = (set(), {"kevent_remove"})
+        self.assertEqual(check_layers.upward_calls(objects), [
+            "kevent.o calls kevent_queue_ctl() of kevent_ctl.o",
+            "kevent_file.o calls kevent_remove() of kevent_queue.o"])
 
 
 if __name__ == '__main__':

@@ -32,11 +32,11 @@
  * kevent is queued marked for a re-check, and ->deliver looks at the
  * origin in the collecting task, as epoll's ep_send_events() does; not
  * ready then, it is not delivered.  kevent_get_events() or kevent_wait()
- * (kevent_queue.c) take it off the ready list, run ->deliver and copy it to
- * user space: a ONESHOT or a broken kevent is then removed, an ET kevent
- * has its results cleared and waits for a new notification, any other
- * kevent stays DONE and is queued again by every later matching
- * notification.
+ * (kevent_deliver.c, kevent_ring.c) take it off the ready list, run
+ * ->deliver and copy it to user space: a ONESHOT or a broken kevent is
+ * then removed, an ET kevent has its results cleared and waits for a new
+ * notification, any other kevent stays DONE and is queued again by every
+ * later matching notification.
  *
  * One call, one pass: a collection takes the kevents that were ready
  * when it began, each at most once (each kevent on the ready list carries

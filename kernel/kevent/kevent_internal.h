@@ -116,23 +116,104 @@ static inline unsigned int kevent_queue_ready_num(struct kevent_queue *q)
 	return READ_ONCE(q->ready_num);
 }
 
-/* Queue side (kevent_queue.c). */
+/*
+ * The queue's files call only down: kevent_syscalls.c (the syscalls and
+ * the file) calls kevent_ctl.c, kevent_ring.c and kevent_deliver.c; the
+ * ring calls delivery; those three call kevent_queue.c; everything calls
+ * the core (kevent.c).  The storages call the core only: kevent_timer.c,
+ * and kevent_file.c with the file types built on it (kevent_poll.c and
+ * kevent_socket.c, which also call kevent_file.c).  kevent_file.c refuses
+ * to watch a queue with is_kevent_file() below, which compares a file's
+ * f_op with kevent_queue_fops: a reference to the top file's data, not a
+ * call.  scripts/check_layers.py checks these rules on the objects.
+ */
+extern struct kmem_cache *kevent_cache;
+
+/* The queue (kevent_queue.c). */
 struct kevent_queue *kevent_queue_create(void);
 void kevent_queue_unlock(struct kevent_queue *q);
 void kevent_queue_destroy(struct kevent_queue *q);
+
+/* Control (kevent_ctl.c). */
 int kevent_queue_add_ukevent(struct ukevent *uk, struct kevent_queue *q);
 int kevent_queue_remove_ukevent(struct ukevent *uk, struct kevent_queue *q);
 int kevent_queue_modify_ukevent(struct ukevent *uk, struct kevent_queue *q);
 long kevent_queue_ctl(struct kevent_queue *q, unsigned int cmd, unsigned int num,
-		     struct ukevent __user *arg);
+		      struct ukevent __user *arg);
+
+/* Delivery (kevent_deliver.c) and the ring (kevent_ring.c). */
 long kevent_queue_get_events(struct kevent_queue *q, unsigned int min_nr,
-			    unsigned int max_nr, u64 timeout,
-			    struct ukevent __user *buf, bool nonblock);
+			     unsigned int max_nr, u64 timeout,
+			     struct ukevent __user *buf, bool nonblock);
 long kevent_queue_ring_init(struct kevent_queue *q,
-			   struct kevent_ring __user *ring, unsigned int num);
+			    struct kevent_ring __user *ring, unsigned int num);
 long kevent_queue_wait(struct kevent_queue *q, unsigned int num, u64 timeout,
-		      bool nonblock);
-bool is_kevent_file(const struct file *file);
+		       bool nonblock);
+
+/*
+ * Ready kevents taken for one copy, with their snapshots; on
+ * q->orphans (@orphan, @copied) when a killed collector left it to the
+ * next holder of ctl_mutex.
+ */
+struct kevent_batch {
+	struct list_head orphan;
+	u64		pass;
+	unsigned int	copied;
+	unsigned int	n;
+	bool		more;	/* gave up early: the pass may have more */
+	struct kevent	*k[KEVENT_DELIVER_BATCH];
+	unsigned int	gen[KEVENT_DELIVER_BATCH];
+	struct ukevent	uk[KEVENT_DELIVER_BATCH];
+};
+
+/* Whether the snapshot @i of @b was the kevent's last word. */
+static inline bool kevent_batch_final(struct kevent_batch *b, unsigned int i)
+{
+	return b->uk[i].req_flags & KEVENT_REQ_ONESHOT ||
+	       b->uk[i].ret_flags & KEVENT_RET_BROKEN;
+}
+
+/*
+ * One collection pass: the kevents ready when it began (@pass, see
+ * kevent_ready_take()), taken batch by batch for at most KEVENT_PASS_NS
+ * (@end, set after the first batch: a pass that ends with its first batch,
+ * max_nr or num reached or nothing left, reads no clock).
+ */
+struct kevent_pass {
+	u64	pass;
+	u64	end;
+};
+
+/* Between the queue's files: kevent_queue.c. */
+void kevent_put(struct kevent *k);
+struct kevent *kevent_search(const struct ukevent *uk,
+			     struct kevent_queue *q);
+int kevent_tree_insert(struct kevent_queue *q, struct kevent *new);
+void kevent_remove(struct kevent *k, bool deq);
+void kevent_batch_settle(struct kevent_queue *q, struct kevent_batch *b);
+void kevent_orphans_finish(struct kevent_queue *q);
+
+/* Between the queue's files: kevent_deliver.c. */
+int kevent_collect_lock(struct mutex *lock);
+unsigned int kevent_batch_take(struct kevent_queue *q,
+			       struct kevent_batch *b, unsigned int max,
+			       u64 *pass);
+void kevent_batch_hold(struct kevent_batch *b);
+void kevent_batch_done(struct kevent_queue *q, struct kevent_batch *b);
+void kevent_batch_finish(struct kevent_queue *q, struct kevent_batch *b,
+			 unsigned int copied);
+void kevent_pass_init(struct kevent_pass *p);
+bool kevent_pass_goes_on(struct kevent_pass *p);
+int kevent_wait_ready(struct kevent_queue *q, unsigned int min_nr,
+		      u64 timeout, ktime_t *deadline);
+
+/* The file of a queue (kevent_syscalls.c), as eventpoll's is_file_epoll(). */
+extern const struct file_operations kevent_queue_fops;
+
+static inline bool is_kevent_file(const struct file *file)
+{
+	return file->f_op == &kevent_queue_fops;
+}
 
 /* The syscalls, callable from the kernel with an fd of the caller. */
 long kevent_sys_get_events(int ctl_fd, unsigned int min_nr, unsigned int max_nr,
