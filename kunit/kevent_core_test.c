@@ -527,14 +527,18 @@ static void kevent_broken_event_removed_after_delivery(struct kunit *test)
  * ready ONESHOT not yet delivered, a broken one): it is attached again,
  * its results cleared, and later notifications reach it.
  */
-static void kevent_modify_reattaches_event_that_left_storage(struct kunit *test)
+/*
+ * Kevent 0 leaves its storage on a notification its callback answers
+ * with @ready (1: a ONESHOT kevent fired, -1: broken); MODIFY then
+ * attaches it again, not ready: off the ready list, nothing stale
+ * delivered.
+ */
+static void kt_leave_storage_then_modify(struct kunit *test, struct kt_ctx *c,
+					 int ready)
 {
-	struct kt_ctx *c = ctx(test);
 	struct ukevent uk = kt_uk(0, EV_A, 0);
-	struct ukevent out[1];
 
-	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
-	c->origin[0].ready = 1;
+	c->origin[0].ready = ready;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
 	KUNIT_ASSERT_TRUE(test, list_empty(&c->origin[0].st.list));
 	c->origin[0].ready = 0;
@@ -542,8 +546,16 @@ static void kevent_modify_reattaches_event_that_left_storage(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kevent_queue_modify_ukevent(&uk, c->q), 0);
 	mutex_unlock(&c->q->ctl_mutex);
 	KUNIT_EXPECT_FALSE(test, list_empty(&c->origin[0].st.list));
-	/* Not ready now: off the ready list, nothing stale delivered. */
 	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
+}
+
+static void kevent_modify_reattaches_event_that_left_storage(struct kunit *test)
+{
+	struct kt_ctx *c = ctx(test);
+	struct ukevent out[1];
+
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, KEVENT_REQ_ONESHOT), 0);
+	kt_leave_storage_then_modify(test, c, 1);
 	c->origin[0].ready = 1;
 	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
 	KUNIT_ASSERT_EQ(test, kt_get(test, c, out, 1), 1L);
@@ -552,15 +564,7 @@ static void kevent_modify_reattaches_event_that_left_storage(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->q->kevent_num, 1U);
 
 	/* The same for a broken one. */
-	c->origin[0].ready = -1;
-	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
-	KUNIT_ASSERT_TRUE(test, list_empty(&c->origin[0].st.list));
-	c->origin[0].ready = 0;
-	mutex_lock(&c->q->ctl_mutex);
-	KUNIT_EXPECT_EQ(test, kevent_queue_modify_ukevent(&uk, c->q), 0);
-	mutex_unlock(&c->q->ctl_mutex);
-	KUNIT_EXPECT_FALSE(test, list_empty(&c->origin[0].st.list));
-	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q), 0U);
+	kt_leave_storage_then_modify(test, c, -1);
 }
 
 /* An event mask with no bit the storage reports is refused, ADD and MODIFY. */

@@ -81,32 +81,32 @@ void kf_pipe(struct kunit *test, int fds[2])
 	fds[1] = kf_fd(test, files[1]);
 }
 
-ssize_t kf_write(int fd, size_t len)
+static ssize_t kf_io(int fd, size_t len, bool write)
 {
-	static const char data[64] = "kevent";
+	static const char out[64] = "kevent";
 	struct file *f = fget(fd);
 	loff_t pos = 0;
+	char in[64];
 	ssize_t ret;
 
 	if (!f)
 		return -EBADF;
-	ret = kernel_write(f, data, min(len, sizeof(data)), &pos);
+	if (write)
+		ret = kernel_write(f, out, min(len, sizeof(out)), &pos);
+	else
+		ret = kernel_read(f, in, min(len, sizeof(in)), &pos);
 	fput(f);
 	return ret;
 }
 
+ssize_t kf_write(int fd, size_t len)
+{
+	return kf_io(fd, len, true);
+}
+
 ssize_t kf_read(int fd, size_t len)
 {
-	char data[64];
-	struct file *f = fget(fd);
-	loff_t pos = 0;
-	ssize_t ret;
-
-	if (!f)
-		return -EBADF;
-	ret = kernel_read(f, data, min(len, sizeof(data)), &pos);
-	fput(f);
-	return ret;
+	return kf_io(fd, len, false);
 }
 
 struct ukevent kf_uk(u32 type, int fd, u32 event, u32 req_flags)
@@ -121,34 +121,31 @@ struct ukevent kf_uk(u32 type, int fd, u32 event, u32 req_flags)
 	return uk;
 }
 
-int kf_add(struct kf_ctx *c, int qi, struct ukevent *uk)
+/* @op on queue @qi under its ctl_mutex, as kevent_ctl() runs it. */
+static int kf_ctl(struct kf_ctx *c, int qi, struct ukevent *uk,
+		  int (*op)(struct ukevent *uk, struct kevent_queue *q))
 {
 	int err;
 
 	mutex_lock(&c->q[qi]->ctl_mutex);
-	err = kevent_queue_add_ukevent(uk, c->q[qi]);
+	err = op(uk, c->q[qi]);
 	mutex_unlock(&c->q[qi]->ctl_mutex);
 	return err;
+}
+
+int kf_add(struct kf_ctx *c, int qi, struct ukevent *uk)
+{
+	return kf_ctl(c, qi, uk, kevent_queue_add_ukevent);
 }
 
 int kf_remove(struct kf_ctx *c, int qi, struct ukevent *uk)
 {
-	int err;
-
-	mutex_lock(&c->q[qi]->ctl_mutex);
-	err = kevent_queue_remove_ukevent(uk, c->q[qi]);
-	mutex_unlock(&c->q[qi]->ctl_mutex);
-	return err;
+	return kf_ctl(c, qi, uk, kevent_queue_remove_ukevent);
 }
 
 int kf_modify(struct kf_ctx *c, int qi, struct ukevent *uk)
 {
-	int err;
-
-	mutex_lock(&c->q[qi]->ctl_mutex);
-	err = kevent_queue_modify_ukevent(uk, c->q[qi]);
-	mutex_unlock(&c->q[qi]->ctl_mutex);
-	return err;
+	return kf_ctl(c, qi, uk, kevent_queue_modify_ukevent);
 }
 
 long kf_get(struct kunit *test, struct kf_ctx *c, int qi, u64 timeout,

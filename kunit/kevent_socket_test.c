@@ -133,16 +133,23 @@ static int ksock_tcp_pair(struct kunit *test, struct ksock_tcp *t,
 	return ksock_sock_fd(test, t->accepted[0]);
 }
 
+/* A unix socket pair @s, watched for RECV on s[0] in queue 0: not ready. */
+static void ksock_watched_pair(struct kunit *test, struct kf_ctx *c, int s[2],
+			       struct ukevent *uk)
+{
+	ksock_unix_pair(test, s);
+	*uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_RECV, 0);
+	KUNIT_ASSERT_EQ(test, kf_add(c, 0, uk), 0);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), 0U);
+}
+
 static void kevent_socket_unix_recv_on_data(struct kunit *test)
 {
 	struct kf_ctx *c = test->priv;
 	struct ukevent uk;
 	int s[2];
 
-	ksock_unix_pair(test, s);
-	uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_RECV, 0);
-	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
-	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), 0U);
+	ksock_watched_pair(test, c, s, &uk);
 	KUNIT_ASSERT_EQ(test, kf_write(s[1], 5), 5L);
 	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
 	KUNIT_EXPECT_EQ(test, uk.type, (u32)KEVENT_SOCKET);
@@ -158,9 +165,7 @@ static void kevent_socket_unix_peer_close_breaks(struct kunit *test)
 	struct ukevent uk;
 	int s[2];
 
-	ksock_unix_pair(test, s);
-	uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_RECV, 0);
-	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
+	ksock_watched_pair(test, c, s, &uk);
 	KUNIT_ASSERT_EQ(test, kf_write(s[1], 1), 1L);
 	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
 	KUNIT_EXPECT_EQ(test, kf_read(s[0], 64), 1L);
@@ -174,49 +179,60 @@ static void kevent_socket_unix_peer_close_breaks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kf_remove(c, 0, &uk), -ENOENT);
 }
 
-static void kevent_socket_send_ready_at_add(struct kunit *test)
-{
-	struct kf_ctx *c = test->priv;
-	struct ukevent uk;
-	int s[2];
+/* What an ADD answers in its entry, by what the fd is. */
+enum ksock_target { KS_UNIX, KS_UNIX_PEER_GONE, KS_PIPE, KS_NOT_OPEN };
 
-	ksock_unix_pair(test, s);
-	uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_SEND | KEVENT_SOCKET_RECV,
-		   0);
-	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), 1);
-	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
-	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)KEVENT_SOCKET_SEND);
-	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 0U);
+struct ksock_add_case {
+	const char		*name;
+	enum ksock_target	target;
+	u32			event;
+	int			ret;		/* kf_add()'s answer */
+	u32			ret_flags;
+	u32			data0;
+	int			err;		/* ret_data[1] */
+};
+
+#define KS_FAILED	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
+
+static const struct ksock_add_case ksock_add_cases[] = {
+	{ "send_ready_reported_not_kept", KS_UNIX,
+	  KEVENT_SOCKET_SEND | KEVENT_SOCKET_RECV, 1, KEVENT_RET_DONE,
+	  KEVENT_SOCKET_SEND, 0 },
+	{ "pipe_enotsock", KS_PIPE, KEVENT_SOCKET_RECV, -ENOTSOCK, KS_FAILED,
+	  0, -ENOTSOCK },
+	{ "fd_not_open_ebadf", KS_NOT_OPEN, KEVENT_SOCKET_RECV, -EBADF,
+	  KS_FAILED, 0, -EBADF },
+	{ "peer_gone_broken_epipe", KS_UNIX_PEER_GONE, KEVENT_SOCKET_RECV,
+	  -EPIPE, KS_FAILED, 0, -EPIPE },
+};
+
+static void ksock_add_desc(const struct ksock_add_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
 }
+KUNIT_ARRAY_PARAM(ksock_add, ksock_add_cases, ksock_add_desc);
 
-static void kevent_socket_bad_fds(struct kunit *test)
+/* An ADD answered at once is answered in its entry, and nothing is kept. */
+static void kevent_socket_add_answered_at_once(struct kunit *test)
 {
+	const struct ksock_add_case *t = test->param_value;
 	struct kf_ctx *c = test->priv;
+	int fds[2], fd = 1000;
 	struct ukevent uk;
-	int p[2];
 
-	kf_pipe(test, p);
-	uk = kf_uk(KEVENT_SOCKET, p[0], KEVENT_SOCKET_RECV, 0);
-	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), -ENOTSOCK);
-	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -ENOTSOCK);
-	uk = kf_uk(KEVENT_SOCKET, 1000, KEVENT_SOCKET_RECV, 0);
-	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), -EBADF);
-	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 0U);
-}
-
-static void kevent_socket_broken_at_add_fails_entry(struct kunit *test)
-{
-	struct kf_ctx *c = test->priv;
-	struct ukevent uk;
-	int s[2];
-
-	ksock_unix_pair(test, s);
-	kf_close(test, s[1]);
-	uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_RECV, 0);
-	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), -EPIPE);
-	KUNIT_EXPECT_EQ(test, uk.ret_flags,
-			(u32)(KEVENT_RET_BROKEN | KEVENT_RET_DONE));
-	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], -EPIPE);
+	if (t->target == KS_PIPE)
+		kf_pipe(test, fds);
+	else if (t->target != KS_NOT_OPEN)
+		ksock_unix_pair(test, fds);
+	if (t->target == KS_UNIX_PEER_GONE)
+		kf_close(test, fds[1]);
+	if (t->target != KS_NOT_OPEN)
+		fd = fds[0];
+	uk = kf_uk(KEVENT_SOCKET, fd, t->event, 0);
+	KUNIT_EXPECT_EQ(test, kf_add(c, 0, &uk), t->ret);
+	KUNIT_EXPECT_EQ(test, uk.ret_flags, t->ret_flags);
+	KUNIT_EXPECT_EQ(test, uk.ret_data[0], t->data0);
+	KUNIT_EXPECT_EQ(test, (int)uk.ret_data[1], t->err);
 	KUNIT_EXPECT_EQ(test, c->q[0]->kevent_num, 0U);
 }
 
@@ -371,9 +387,8 @@ static void kevent_socket_modify_rechecks(struct kunit *test)
 static struct kunit_case kevent_socket_cases[] = {
 	KUNIT_CASE(kevent_socket_unix_recv_on_data),
 	KUNIT_CASE(kevent_socket_unix_peer_close_breaks),
-	KUNIT_CASE(kevent_socket_send_ready_at_add),
-	KUNIT_CASE(kevent_socket_bad_fds),
-	KUNIT_CASE(kevent_socket_broken_at_add_fails_entry),
+	KUNIT_CASE_PARAM(kevent_socket_add_answered_at_once,
+			 ksock_add_gen_params),
 	KUNIT_CASE(kevent_socket_tcp_accept_until_eagain),
 	KUNIT_CASE(kevent_socket_tcp_fin_is_recv),
 	KUNIT_CASE(kevent_socket_tcp_reset_breaks),

@@ -126,6 +126,19 @@ static inline int write_file(const char *path, const char *s)
 
 QUEUE_FIXTURE(queue);
 
+/* The machine is fine: a new queue reports a 1 ms timer within a second. */
+static inline void new_queue_works(struct __test_metadata *_metadata)
+{
+	struct ukevent ev;
+	int q = kevent_open(0);
+
+	ASSERT_LE(0, q);
+	ASSERT_EQ(0, add_timer(q, MS, KEVENT_REQ_ONESHOT));
+	EXPECT_EQ(1, kevent_get_events(q, 1, 1, 1000 * MS, &ev, 0));
+	EXPECT_EQ(MS, ev.id.raw[1]);
+	close(q);
+}
+
 /* Used by TEST_F(queue, ...); a program with none would warn it unused. */
 static inline bool queue_teardown_in_parent(void)
 {

@@ -53,7 +53,6 @@ TEST(many_queues_are_independent)
 TEST(close_with_armed_timers)
 {
 	int q = kevent_open(0), i;
-	struct ukevent ev;
 
 	ASSERT_LE(0, q);
 	for (i = 0; i < 1000; i++)
@@ -62,11 +61,7 @@ TEST(close_with_armed_timers)
 		ASSERT_EQ(0, add_timer(q, MS + i, i % 2 ? KEVENT_REQ_ONESHOT : 0));
 	sleep_ns(5 * MS);
 	ASSERT_EQ(0, close(q));
-	q = kevent_open(0);
-	ASSERT_LE(0, q);
-	ASSERT_EQ(0, add_timer(q, MS, KEVENT_REQ_ONESHOT));
-	EXPECT_EQ(1, kevent_get_events(q, 1, 1, 100 * MS, &ev, 0));
-	close(q);
+	new_queue_works(_metadata);
 }
 
 TEST(poll_reports_pollin_while_events_are_ready)
@@ -121,17 +116,25 @@ TEST(epoll_watches_the_queue)
 	close(q);
 }
 
-/* After fork both processes share the queue: an event goes to one. */
-TEST(fork_shares_the_queue)
+/* Arm a 5 ms ONESHOT timer on @q, then fork: 0 in the child, its pid here. */
+static pid_t fork_with_timer(struct __test_metadata *_metadata, int q)
 {
-	int q = kevent_open(0), status;
-	struct ukevent ev;
 	pid_t pid;
 
-	ASSERT_LE(0, q);
 	ASSERT_EQ(0, add_timer(q, 5 * MS, KEVENT_REQ_ONESHOT));
 	pid = fork();
 	ASSERT_LE(0, pid);
+	return pid;
+}
+
+/* After fork both processes share the queue: an event goes to one. */
+TEST_F(queue, fork_shares_the_queue)
+{
+	int q = self->fd, status;
+	struct ukevent ev;
+	pid_t pid;
+
+	pid = fork_with_timer(_metadata, q);
 	if (pid == 0) {
 		int n = kevent_get_events(q, 1, 1, 1000 * MS, &ev, 0);
 
@@ -141,25 +144,20 @@ TEST(fork_shares_the_queue)
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	/* The child took it. */
 	EXPECT_EQ(0, kevent_get_events(q, 0, 1, 0, &ev, 0));
-	close(q);
 }
 
 /* The child's close does not end the parent's queue. */
-TEST(fork_child_close_keeps_parent_queue)
+TEST_F(queue, fork_child_close_keeps_parent_queue)
 {
-	int q = kevent_open(0), status;
+	int q = self->fd, status;
 	struct ukevent ev;
 	pid_t pid;
 
-	ASSERT_LE(0, q);
-	ASSERT_EQ(0, add_timer(q, 5 * MS, KEVENT_REQ_ONESHOT));
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = fork_with_timer(_metadata, q);
 	if (pid == 0)
 		_exit(close(q));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(1, kevent_get_events(q, 1, 1, 1000 * MS, &ev, 0));
-	close(q);
 }
 
 TEST(nonblock_get_events_never_waits)

@@ -55,6 +55,21 @@ static void disarm(void)
 	close(make_it_fail);
 }
 
+/*
+ * kevent_ctl(ADD) of @n entries with the next fault of @attr aimed at
+ * it: its result, or -2 when the fault could not be armed.
+ */
+static int add_faulted(const char *attr, int q, int n, struct ukevent *uk)
+{
+	int r;
+
+	if (arm(attr, 1))
+		return -2;
+	r = kevent_ctl(q, KEVENT_CTL_ADD, n, uk);
+	disarm();
+	return r;
+}
+
 #define NEED(attr) do {							\
 	if (access(DBG attr, F_OK))					\
 		SKIP(return, "no " attr " (./run_tests.sh --debug has it)"); \
@@ -71,17 +86,13 @@ static void queue_works(struct __test_metadata *_metadata, int q)
 	} while (ev.id.raw[1] != MS + 77);
 }
 
-TEST(failslab_kevent_allocation_fails_entry_enomem)
+TEST_F(queue, failslab_kevent_allocation_fails_entry_enomem)
 {
 	struct ukevent uk = kevent_timer(1000 * MS, 0);
-	int q = kevent_open(0), r;
+	int q = self->fd;
 
 	NEED("failslab");
-	ASSERT_LE(0, q);
-	ASSERT_EQ(0, arm("failslab", 1));
-	r = kevent_ctl(q, KEVENT_CTL_ADD, 1, &uk);
-	disarm();
-	ASSERT_EQ(1, r);
+	ASSERT_EQ(1, add_faulted("failslab", q, 1, &uk));
 	EXPECT_EQ(KEVENT_RET_BROKEN | KEVENT_RET_DONE, uk.ret_flags);
 	EXPECT_EQ(-ENOMEM, (int)uk.ret_data[1]);
 	/* Nothing half-added: REMOVE finds nothing. */
@@ -89,7 +100,6 @@ TEST(failslab_kevent_allocation_fails_entry_enomem)
 	ASSERT_EQ(0, kevent_ctl(q, KEVENT_CTL_REMOVE, 1, &uk));
 	EXPECT_EQ(-ENOENT, (int)uk.ret_data[1]);
 	queue_works(_metadata, q);
-	close(q);
 }
 
 TEST(failslab_chunk_buffer_falls_back_loses_nothing)
@@ -101,9 +111,7 @@ TEST(failslab_chunk_buffer_falls_back_loses_nothing)
 	ASSERT_LE(0, q);
 	for (i = 0; i < 10; i++)
 		uk[i] = kevent_timer(1000 * MS + i, 0);
-	ASSERT_EQ(0, arm("failslab", 1));
-	r = kevent_ctl(q, KEVENT_CTL_ADD, 10, uk);
-	disarm();
+	r = add_faulted("failslab", q, 10, uk);
 	EXPECT_EQ(0, r);
 	ASSERT_EQ(0, kevent_ctl(q, KEVENT_CTL_REMOVE, 10, uk));
 	for (i = 0; i < 10; i++)
@@ -174,21 +182,15 @@ TEST(fail_usercopy_ring_efault_event_kept)
 	close(q);
 }
 
-TEST(fail_usercopy_ctl_efault_adds_nothing)
+TEST_F(queue, fail_usercopy_ctl_efault_adds_nothing)
 {
 	struct ukevent uk = kevent_timer(1000 * MS, 0);
-	int q = kevent_open(0), r;
 
 	NEED("fail_usercopy");
-	ASSERT_LE(0, q);
-	ASSERT_EQ(0, arm("fail_usercopy", 1));
-	r = kevent_ctl(q, KEVENT_CTL_ADD, 1, &uk);
-	disarm();
-	EXPECT_EQ(-1, r);
+	EXPECT_EQ(-1, add_faulted("fail_usercopy", self->fd, 1, &uk));
 	EXPECT_EQ(EFAULT, errno);
-	ASSERT_EQ(0, kevent_ctl(q, KEVENT_CTL_REMOVE, 1, &uk));
+	ASSERT_EQ(0, kevent_ctl(self->fd, KEVENT_CTL_REMOVE, 1, &uk));
 	EXPECT_EQ(KEVENT_RET_BROKEN | KEVENT_RET_DONE, uk.ret_flags);
-	close(q);
 }
 
 TEST_HARNESS_MAIN
