@@ -61,7 +61,8 @@ run() {	# dir name command...
 # http/bad_request gives its HTTP exchange 10 ms, and in an idle UML it
 # failed 6 of 40 runs on kevent and 8 of 40 on epoll, so one retry
 # left a 2% chance of a red run.  A test fails when all four runs fail.
-# At most 10 tests are retried per run: more is not flakiness.
+# At most 10 tests are retried per run, and a run that hangs (killed
+# after 300 s) is not run again: neither is flakiness.
 retry_failed() {	# dir name
 	failed=$(awk '/^[A-Za-z0-9_]+\/[^ ]+: / { t = $1; sub(/:$/, "", t) }
 		      /^  \[.* FAILED\]/ { print t }' "$1/$2.log" | head -n 10)
@@ -69,7 +70,9 @@ retry_failed() {	# dir name
 	for t in $failed; do
 		n=0
 		while [ "$n" -lt 3 ]; do
-			timeout 300 regress "$t" >>"$1/$2-retry.log" 2>&1 && break
+			timeout 300 regress "$t" >>"$1/$2-retry.log" 2>&1
+			rc=$?
+			{ [ "$rc" = 0 ] || [ "$rc" = 124 ]; } && break
 			n=$((n + 1))
 		done
 	done
