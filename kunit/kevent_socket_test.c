@@ -133,14 +133,19 @@ static int ksock_tcp_pair(struct kunit *test, struct ksock_tcp *t,
 	return ksock_sock_fd(test, t->accepted[0]);
 }
 
-/* A unix socket pair @s, watched for RECV on s[0] in queue 0: not ready. */
-static void ksock_watched_pair(struct kunit *test, struct kf_ctx *c, int s[2],
-			       struct ukevent *uk)
+/*
+ * A unix socket pair @s, watched for RECV on s[0] in queue 0: not ready
+ * until @len bytes are written to s[1], then collected into @uk.
+ */
+static void ksock_watched_pair_written(struct kunit *test, struct kf_ctx *c,
+				       int s[2], struct ukevent *uk, size_t len)
 {
 	ksock_unix_pair(test, s);
 	*uk = kf_uk(KEVENT_SOCKET, s[0], KEVENT_SOCKET_RECV, 0);
 	KUNIT_ASSERT_EQ(test, kf_add(c, 0, uk), 0);
 	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(c->q[0]), 0U);
+	KUNIT_ASSERT_EQ(test, kf_write(s[1], len), (ssize_t)len);
+	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, uk), 1L);
 }
 
 static void kevent_socket_unix_recv_on_data(struct kunit *test)
@@ -149,9 +154,7 @@ static void kevent_socket_unix_recv_on_data(struct kunit *test)
 	struct ukevent uk;
 	int s[2];
 
-	ksock_watched_pair(test, c, s, &uk);
-	KUNIT_ASSERT_EQ(test, kf_write(s[1], 5), 5L);
-	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
+	ksock_watched_pair_written(test, c, s, &uk, 5);
 	KUNIT_EXPECT_EQ(test, uk.type, (u32)KEVENT_SOCKET);
 	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
 	KUNIT_EXPECT_EQ(test, uk.ret_data[0], (u32)KEVENT_SOCKET_RECV);
@@ -165,9 +168,7 @@ static void kevent_socket_unix_peer_close_breaks(struct kunit *test)
 	struct ukevent uk;
 	int s[2];
 
-	ksock_watched_pair(test, c, s, &uk);
-	KUNIT_ASSERT_EQ(test, kf_write(s[1], 1), 1L);
-	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, 0, &uk), 1L);
+	ksock_watched_pair_written(test, c, s, &uk, 1);
 	KUNIT_EXPECT_EQ(test, kf_read(s[0], 64), 1L);
 	kf_close(test, s[1]);
 	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, SEC, &uk), 1L);
@@ -261,6 +262,18 @@ static void kevent_socket_tcp_accept_until_eagain(struct kunit *test)
 	ksock_tcp_release(&t);
 }
 
+/* The server end of a TCP pair, watched for RECV in queue 0 with @flags. */
+static int ksock_tcp_watched(struct kunit *test, struct kf_ctx *c,
+			     struct ksock_tcp *t, struct socket **client,
+			     int *cfd, u32 flags)
+{
+	int sfd = ksock_tcp_pair(test, t, client, cfd);
+	struct ukevent uk = kf_uk(KEVENT_SOCKET, sfd, KEVENT_SOCKET_RECV, flags);
+
+	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
+	return sfd;
+}
+
 static void kevent_socket_tcp_fin_is_recv(struct kunit *test)
 {
 	struct kf_ctx *c = test->priv;
@@ -269,9 +282,7 @@ static void kevent_socket_tcp_fin_is_recv(struct kunit *test)
 	struct ksock_tcp t;
 	int sfd, cfd;
 
-	sfd = ksock_tcp_pair(test, &t, &client, &cfd);
-	uk = kf_uk(KEVENT_SOCKET, sfd, KEVENT_SOCKET_RECV, KEVENT_REQ_ET);
-	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
+	sfd = ksock_tcp_watched(test, c, &t, &client, &cfd, KEVENT_REQ_ET);
 	KUNIT_ASSERT_EQ(test, kernel_sock_shutdown(client, SHUT_WR), 0);
 	KUNIT_ASSERT_EQ(test, kf_get(test, c, 0, SEC, &uk), 1L);
 	KUNIT_EXPECT_EQ(test, uk.ret_flags, (u32)KEVENT_RET_DONE);
@@ -286,11 +297,9 @@ static void kevent_socket_tcp_reset_breaks(struct kunit *test)
 	struct socket *client;
 	struct ukevent uk;
 	struct ksock_tcp t;
-	int sfd, cfd;
+	int cfd;
 
-	sfd = ksock_tcp_pair(test, &t, &client, &cfd);
-	uk = kf_uk(KEVENT_SOCKET, sfd, KEVENT_SOCKET_RECV, 0);
-	KUNIT_ASSERT_EQ(test, kf_add(c, 0, &uk), 0);
+	ksock_tcp_watched(test, c, &t, &client, &cfd, 0);
 	/* Linger 0: close sends a reset. */
 	sock_no_linger(client->sk);
 	kf_close(test, cfd);
