@@ -66,8 +66,10 @@ def linked(objdir):
         return []
     names = subprocess.run(["ar", "t", archive], capture_output=True,
                            text=True, check=True).stdout.split()
-    return [n for n in names if os.path.dirname(n) == os.path.dirname(archive)
-            or os.path.dirname(os.path.abspath(n)) == os.path.abspath(objdir)]
+    # ar names the members by the archive's own path: relative ones
+    # resolve from here as the archive's did.
+    return [n for n in names
+            if os.path.dirname(os.path.abspath(n)) == os.path.abspath(objdir)]
 
 
 def main():

@@ -105,7 +105,7 @@ fi
 # The layers of kernel/kevent/ (kevent_internal.h): no object calls a
 # function of a file above it, checked on the W=1 objects.
 if ! out=$("$PYTHON" "$REPO/scripts/check_layers.py" "$LINT_BUILD/kernel/kevent" 2>&1); then
-	finding "layers: a call goes up in kernel/kevent/"
+	finding "layers of kernel/kevent/ (scripts/check_layers.py)"
 	printf '%s\n' "$out" >&2
 fi
 
