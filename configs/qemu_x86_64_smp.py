@@ -10,7 +10,7 @@
 #   KEVENT_QEMU_MEM      memory in MiB (default 2048; KASAN takes 1/8)
 #   KEVENT_QEMU_INITRD   the test initramfs, booted with rdinit=/init
 #   KEVENT_QEMU_RESULTS  a host file the second serial port (ttyS1) writes
-#                        to: init's results channel (KEVENT_RESULTS=/dev/ttyS1)
+#                        to: init's results channel (INIT_RESULTS=/dev/ttyS1)
 import os
 
 from ..qemu_config import QemuArchParams

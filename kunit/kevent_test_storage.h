@@ -44,7 +44,7 @@ struct kt_ctx {
 
 /*
  * Upper bounds of timing checks: 5x on the debug kernels (KASAN, lockdep),
- * as KEVENT_TOLERANCE_SCALE does for the user-space suites.
+ * as INIT_TOLERANCE_SCALE does for the user-space suites.
  */
 static inline s64 kt_slack(s64 bound)
 {

@@ -23,8 +23,8 @@ need_boot_files 2>/dev/null || { echo "crash: no UML or initramfs (build first)"
 # (configs/debug.config).
 set +e
 BOOT_TIMEOUT=$((time + 120)) boot_initramfs mem=512M kunit.enable=0 watchdog_thresh=5 \
-	KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE=5 KEVENT_TIMEOUT=$((time + 60)) \
-	KEVENT_FUZZ="\"--time $time $*\"" </dev/null >"$log" 2>&1
+	INIT_KMEMLEAK=1 INIT_TOLERANCE_SCALE=5 INIT_TIMEOUT=$((time + 60)) \
+	INIT_FUZZ="\"--time $time $*\"" </dev/null >"$log" 2>&1
 rc=$?
 set -e
 

@@ -3,8 +3,8 @@
 """Join the KTAP documents of user-space boots run side by side.
 
 init (userland/init.c) writes one KTAP document per boot for its share of
-the test programs (KEVENT_PROGRAMS, or the i-th run of consecutive
-programs with KEVENT_PART=i/n): a plan, then one indented subtest and one
+the test programs (INIT_PROGRAMS, or the i-th run of consecutive
+programs with INIT_PART=i/n): a plan, then one indented subtest and one
 result line per program.  The parts, in order, make one document of the
 same shape: one plan, the results numbered on.  A part cut
 short (its boot crashed or hung) keeps its place: the next part's results

@@ -23,7 +23,7 @@
 #                         apt-get source (fetch_libevent.sh)
 #   LIBEVENT_TIMEOUT=SECONDS  a libevent boot (default 1200)
 #   USERLAND_ARGS=...     more kernel/init arguments for the user-space
-#                         boot (KEVENT_ONLY=PROGRAM, KEVENT_TEST=NAME)
+#                         boot (INIT_ONLY=PROGRAM, INIT_TEST=NAME)
 #   USERLAND_PARTS=N      the user-space boots side by side (default 2,
 #                         1 on one CPU)
 #   SMP_TOLERANCE_SCALE=N timing bounds of the user tests on QEMU, x N
@@ -99,6 +99,14 @@ set_flavour() {	# coverage|nocov|debug
 	export KEVENT_FLAVOUR BUILD UML COVERAGE DEBUG_CONFIG
 }
 set_flavour "${KEVENT_FLAVOUR:-coverage}"
+
+# init's parameters are INIT_* (userland/init.c); KEVENT_* are the host's
+# knobs above.  An old spelling in USERLAND_ARGS would reach init unread
+# and run every program: say so instead.
+case " ${USERLAND_ARGS:-} " in
+*" KEVENT_"[A-Z]*=*)
+	die "USERLAND_ARGS='$USERLAND_ARGS': init's parameters are INIT_* (INIT_ONLY=PROGRAM INIT_TEST=NAME, userland/init.c), not KEVENT_*" ;;
+esac
 
 say() {
 	printf '%s\n' "$*"

@@ -18,7 +18,7 @@ declare -A seen
 bad=0
 for i in $(seq 1 "$n"); do
 	[ "$COVERAGE" = 1 ] && find "$BUILD" -name '*.gcda' -delete
-	BOOT_TIMEOUT=60 boot_initramfs mem=256M kunit.enable=0 KEVENT_ONLY=none \
+	BOOT_TIMEOUT=60 boot_initramfs mem=256M kunit.enable=0 INIT_ONLY=none \
 		</dev/null >"$log/boot.log" 2>&1
 	rc=$?
 	seen[$rc]=$((${seen[$rc]:-0} + 1))

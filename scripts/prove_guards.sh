@@ -50,7 +50,7 @@ run_guarded() {	# name test
 		t=${suite#*.}
 		suite=${suite%%.*}
 		USERLAND_TIMEOUT=${GUARD_BOOT_TIMEOUT:-240} \
-		USERLAND_ARGS="KEVENT_ONLY=$suite KEVENT_TEST=$t" \
+		USERLAND_ARGS="INIT_ONLY=$suite INIT_TEST=$t" \
 			"$REPO/scripts/run_userland.sh" >"$log/$name.run.log" 2>&1
 		;;
 	*)

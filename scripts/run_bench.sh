@@ -15,8 +15,8 @@ mkdir -p "$out"
 rm -f "$out"/raw.csv
 # The command line carries the command; hostfs carries the results back.
 BOOT_TIMEOUT=${BENCH_TIMEOUT:-1800} boot_initramfs mem=1G kunit.enable=0 quiet \
-	KEVENT_SHELL=1 KEVENT_HOST="$out" \
-	KEVENT_CMD="\"/bench/kevent-bench --out /host/raw.csv $*\"" \
+	INIT_SHELL=1 INIT_HOST="$out" \
+	INIT_CMD="\"/bench/kevent-bench --out /host/raw.csv $*\"" \
 	</dev/null | tee "$out/console.log" || true
 [ -s "$out/raw.csv" ] || die "the benchmark wrote no results (console: $out/console.log)"
 "$PYTHON" "$REPO/scripts/bench_report.py" "$out"

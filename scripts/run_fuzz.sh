@@ -58,8 +58,8 @@ if [ "$cov_time" != 0 ] && [ -x "$WORK/build/linux" ]; then
 		gcov_boot fuzz
 		set +e
 		BOOT_TIMEOUT=$((cov_time + 120)) boot_initramfs mem=512M kunit.enable=0 \
-			KEVENT_TIMEOUT=$((cov_time + 60)) \
-			KEVENT_FUZZ="\"--time $cov_time --seed $seed --ops $ops\"" \
+			INIT_TIMEOUT=$((cov_time + 60)) \
+			INIT_FUZZ="\"--time $cov_time --seed $seed --ops $ops\"" \
 			</dev/null >"$dir/coverage-run.log" 2>&1
 		set -e
 		"$REPO/coverage/capture.sh" fuzz

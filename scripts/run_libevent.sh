@@ -26,8 +26,8 @@ mkdir -p "$out"
 boot_backend() {	# backend: its boot, console $out/console-BACKEND.log
 	INITRAMFS=$LIBEVENT_WORK/initramfs.cpio BOOT_TIMEOUT=${LIBEVENT_TIMEOUT:-1200} \
 		boot_initramfs mem=1G kunit.enable=0 quiet \
-		KEVENT_SHELL=1 KEVENT_HOST="$out" \
-		KEVENT_CMD="\"/libevent/run-in-uml.sh tests /host $1\"" \
+		INIT_SHELL=1 INIT_HOST="$out" \
+		INIT_CMD="\"/libevent/run-in-uml.sh tests /host $1\"" \
 		</dev/null >"$out/console-$1.log" 2>&1
 }
 say "libevent: booting the UML twice, side by side (kevent, epoll)"

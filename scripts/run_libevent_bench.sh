@@ -21,9 +21,9 @@ start=$SECONDS
 rc=0
 INITRAMFS=$LIBEVENT_WORK/initramfs.cpio BOOT_TIMEOUT=${LIBEVENT_TIMEOUT:-2400} \
 	boot_initramfs mem=1G kunit.enable=0 quiet \
-	KEVENT_SHELL=1 KEVENT_HOST="$out" \
+	INIT_SHELL=1 INIT_HOST="$out" \
 	${LIBEVENT_BENCH_SHAPES:+LIBEVENT_BENCH_SHAPES="\"$LIBEVENT_BENCH_SHAPES\""} \
-	KEVENT_CMD="\"/libevent/run-in-uml.sh bench /host $reps\"" \
+	INIT_CMD="\"/libevent/run-in-uml.sh bench /host $reps\"" \
 	</dev/null >"$out/console.log" 2>&1 || rc=$?
 [ "$rc" = 0 ] || die "libevent: the benchmark boot ended with status $rc (console: $out/console.log)"
 [ -s "$out/bench-raw.csv" ] || die "libevent: the benchmark wrote no results (console: $out/console.log)"

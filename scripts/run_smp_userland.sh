@@ -2,12 +2,12 @@
 # Boot the x86_64 SMP kernel in QEMU (4 vCPUs, multi-threaded TCG) with the
 # test initramfs as -initrd, rdinit=/init.  As the debug UML boot does, the
 # kevent KUnit suites run first, then init runs the user-space tests, scans
-# for leaks (KEVENT_KMEMLEAK=1) and reboots (KEVENT_REBOOT=1), which ends
+# for leaks (INIT_KMEMLEAK=1) and reboots (INIT_REBOOT=1), which ends
 # QEMU (-no-reboot), as kunit_shutdown=reboot does the KUnit boot.  init
 # writes its KTAP to the second serial port (ttyS1), which QEMU puts in a
 # host file; kunit_tool parses it.  Fails on a test
 # failure, a missing result, a panic, a splat or a boot that outlives its
-# timeout.  USERLAND_ARGS adds kernel arguments (e.g. KEVENT_ONLY=prog).
+# timeout.  USERLAND_ARGS adds kernel arguments (e.g. INIT_ONLY=prog).
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -27,8 +27,8 @@ export KEVENT_QEMU_INITRD=$USERLAND_OUT/initramfs.cpio KEVENT_QEMU_RESULTS=$ktap
 read -ra extra <<< "${USERLAND_ARGS:-}"
 mapfile -d '' cmd < <("$PYTHON" "$REPO/scripts/qemu_cmd.py" "$(dirname "$KUNIT_PY")" \
 	"$QEMU_CONFIG" "$SMP_BUILD" "${KUNIT_BOOT_ARGS[@]}" \
-	KEVENT_KMEMLEAK=1 KEVENT_REBOOT=1 KEVENT_TOLERANCE_SCALE="${SMP_TOLERANCE_SCALE:-5}" \
-	KEVENT_RESULTS=/dev/ttyS1 KEVENT_TIMEOUT=$((timeout / 4)) "${extra[@]}")
+	INIT_KMEMLEAK=1 INIT_REBOOT=1 INIT_TOLERANCE_SCALE="${SMP_TOLERANCE_SCALE:-5}" \
+	INIT_RESULTS=/dev/ttyS1 INIT_TIMEOUT=$((timeout / 4)) "${extra[@]}")
 [ ${#cmd[@]} -gt 0 ] || die "cannot make the QEMU command from $QEMU_CONFIG"
 printf 'booting:'; printf ' %q' "${cmd[@]}"; printf '\n'
 set +e

@@ -3,15 +3,15 @@
 # stays quiet), let init run the user-space tests and power off, then parse
 # their KTAP with kunit_tool.  Fails on a test failure, a missing result, a
 # kernel panic or a boot that outlives its timeout.  USERLAND_ARGS adds
-# kernel arguments (e.g. init's KEVENT_ONLY=prog KEVENT_TEST=name).
+# kernel arguments (e.g. init's INIT_ONLY=prog INIT_TEST=name).
 #
 # The programs run in USERLAND_PARTS boots side by side (default 2, one
 # per CPU; 1 when USERLAND_ARGS chooses a program), each with its own
 # console log, KTAP file and gcov data.  scripts/userland_parts.py shares
 # the programs out by the time each took in earlier runs (init's
-# KEVENT_PROGRAMS; kept in $RESULTS/userland-times-FLAVOUR.txt), so
+# INIT_PROGRAMS; kept in $RESULTS/userland-times-FLAVOUR.txt), so
 # the boots end together; with no times yet, boot i runs the i-th run of
-# consecutive programs (init's KEVENT_PART=i/n).  scripts/ktap_merge.py
+# consecutive programs (init's INIT_PART=i/n).  scripts/ktap_merge.py
 # joins the boots' KTAP, boot after boot, and the layer's console log is
 # the boots' logs one after the other.
 set -eu
@@ -21,7 +21,7 @@ set -eu
 timeout=${USERLAND_TIMEOUT:-900}
 parts=${USERLAND_PARTS:-$(($(nproc) < 2 ? 1 : 2))}
 read -ra extra <<< "${USERLAND_ARGS:-}"
-case " ${extra[*]} " in *" KEVENT_ONLY="*) parts=1 ;; esac
+case " ${extra[*]} " in *" INIT_ONLY="*) parts=1 ;; esac
 case $parts in ''|0|*[!0-9]*) die "USERLAND_PARTS wants a positive number, not '$parts'" ;; esac
 hostfs=$RESULTS/hostfs
 console=$RESULTS/userland-console.log
@@ -50,19 +50,19 @@ fi
 # debug configuration runs the KUnit suites in the first boot too (before
 # init), so the kmemleak scan at its end sees their objects as well.
 boot_part() {	# part
-	local dir=$hostfs/$1 rc=0 args=(kunit.enable=0) share=KEVENT_PART=$1/$parts
+	local dir=$hostfs/$1 rc=0 args=(kunit.enable=0) share=INIT_PART=$1/$parts
 
 	if [ "${DEBUG_CONFIG:-0}" = 1 ]; then
 		[ "$1" = 0 ] && args=("${KUNIT_BOOT_ARGS[@]}")
-		args+=(KEVENT_KMEMLEAK=1 KEVENT_TOLERANCE_SCALE=5)
+		args+=(INIT_KMEMLEAK=1 INIT_TOLERANCE_SCALE=5)
 	fi
-	[ ${#shares[@]} = "$parts" ] && share=KEVENT_PROGRAMS=${shares[$1]}
+	[ ${#shares[@]} = "$parts" ] && share=INIT_PROGRAMS=${shares[$1]}
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	gcov_boot userland "$1"
 	BOOT_TIMEOUT=$timeout boot_initramfs mem=512M "${args[@]}" "${extra[@]}" \
-		"$share" KEVENT_RESULTS="$dir" \
-		KEVENT_TIMEOUT=$((timeout - 30)) \
+		"$share" INIT_RESULTS="$dir" \
+		INIT_TIMEOUT=$((timeout - 30)) \
 		</dev/null >"$dir/console.log" 2>&1 || rc=$?
 	echo "$rc" >"$dir/rc"
 }

@@ -43,6 +43,13 @@ check "a KCSAN race in kevent code is caught" 2 "$REPO/scripts/check_smp_log.sh"
 check "a kernel keeping time with jiffies is refused" 1 "$REPO/scripts/check_smp_log.sh" "$smp/jiffies-clock-crlf.log"
 rm -rf "$smp"
 
+# init's parameters are INIT_*: an old KEVENT_ONLY= in USERLAND_ARGS, which
+# init would not read (every program would run), is refused by lib.sh.
+check "an old init parameter name is refused" 1 \
+	env USERLAND_ARGS="KEVENT_ONLY=kevent_dev_test" bash -c ". '$REPO/scripts/lib.sh'"
+check "init's own parameter names pass" 0 \
+	env USERLAND_ARGS="INIT_ONLY=kevent_dev_test INIT_TEST=x" bash -c ". '$REPO/scripts/lib.sh'"
+
 # The results model, the coverage module, the summary's totals and exit
 # status, the guard judge: Python unit tests.
 if ! out=$("$PYTHON" "$REPO/scripts/test_harness.py" 2>&1); then

@@ -20,7 +20,7 @@ if [ -f "$LIBEVENT_WORK/bin/.stamp" ] && "$REPO/scripts/libevent_initramfs.sh"; 
 	say "shell: libevent's programs are in /libevent/bin (EVENT_NOKEVENT=1 for epoll)"
 fi
 set +e
-boot_initramfs mem=512M kunit.enable=0 quiet KEVENT_SHELL=1 KEVENT_HOST="$REPO"
+boot_initramfs mem=512M kunit.enable=0 quiet INIT_SHELL=1 INIT_HOST="$REPO"
 rc=$?
 set -e
 if [ $coverage = 1 ] && "$REPO/coverage/capture.sh" shell >/dev/null 2>&1; then

@@ -8,9 +8,9 @@ it ran.  `record` keeps the latest time of each program in a file of
 first, each to the boot with the least time so far (a program without a
 recorded time counts as the longest recorded one, so a new program does
 not crowd a boot unseen; none counts as less than 0.1 s), and prints one line per boot: its programs, in
-name order, joined by commas (init's KEVENT_PROGRAMS).  With no time
+name order, joined by commas (init's INIT_PROGRAMS).  With no time
 recorded at all it prints nothing: the boots then take runs of
-consecutive programs (init's KEVENT_PART).
+consecutive programs (init's INIT_PART).
 
 Usage: userland_parts.py record TIMES CONSOLE_LOG...
        userland_parts.py split TIMES N PROGRAM...

@@ -11,28 +11,32 @@
  * timeout is "not ok".  Then init powers the machine off cleanly, so gcov
  * data is written.
  *
- * Kernel command line (unknown name=value pairs reach init's environment):
- *   KEVENT_RESULTS=/host/dir   where the KTAP goes (hostfs); default: console
- *   KEVENT_RESULTS=/dev/ttyS1  ... or to this serial port, raw (QEMU's
- *                              -serial file:HOSTFILE for the second port)
- *   KEVENT_TIMEOUT=seconds     per program, default 300
- *   KEVENT_KMEMLEAK=1          scan for leaks after the tests (debug kernels)
- *   KEVENT_ONLY=program        run only /tests/program ...
- *   KEVENT_TEST=name           ... and only its test of that name (-t), or
- *                              FIXTURE.VARIANT.TEST, that one case (-r)
- *   KEVENT_PART=i/n            run only the i-th of n runs of consecutive
- *                              programs (0 <= i < n), for n boots side by
- *                              side; their documents are joined on the host
- *   KEVENT_PROGRAMS=a,b,...    run only these programs (in name order): the
- *                              host's choice of a boot's share, by the
- *                              times of an earlier run (KEVENT_ONLY wins)
- *   KEVENT_SHELL=1             start a shell instead of the tests
- *   KEVENT_HOST=/host/dir      mounted on /host in that shell (hostfs)
- *   KEVENT_CMD="cmd args"     with KEVENT_SHELL: run this, then power off
- *   KEVENT_REBOOT=1            end with a reboot, not a power-off
- *   KEVENT_FUZZ="args"         run /fuzz/kevent-fuzz with these arguments on
- *                              the console instead of the tests, then the
- *                              kmemleak scan (with KEVENT_KMEMLEAK)
+ * Kernel command line: init's parameters are the INIT_* words (unknown
+ * name=value pairs reach init's environment, and so every program's; the
+ * harness's own knobs on the host are KEVENT_*, scripts/lib.sh):
+ *   INIT_RESULTS=/host/dir  where the KTAP goes (hostfs); default: console
+ *   INIT_RESULTS=/dev/ttyS1 ... or to this serial port, raw (QEMU's
+ *                           -serial file:HOSTFILE for the second port)
+ *   INIT_TIMEOUT=seconds    per program, default 300
+ *   INIT_KMEMLEAK=1         scan for leaks after the tests (debug kernels)
+ *   INIT_ONLY=program       run only /tests/program ...
+ *   INIT_TEST=name          ... and only its test of that name (-t), or
+ *                           FIXTURE.VARIANT.TEST, that one case (-r)
+ *   INIT_PART=i/n           run only the i-th of n runs of consecutive
+ *                           programs (0 <= i < n), for n boots side by
+ *                           side; their documents are joined on the host
+ *   INIT_PROGRAMS=a,b,...   run only these programs (in name order): the
+ *                           host's choice of a boot's share, by the
+ *                           times of an earlier run (INIT_ONLY wins)
+ *   INIT_SHELL=1            start a shell instead of the tests
+ *   INIT_HOST=/host/dir     mounted on /host in that shell (hostfs)
+ *   INIT_CMD="cmd args"     with INIT_SHELL: run this, then power off
+ *   INIT_REBOOT=1           end with a reboot, not a power-off
+ *   INIT_FUZZ="args"        run /fuzz/kevent-fuzz with these arguments on
+ *                           the console instead of the tests, then the
+ *                           kmemleak scan (with INIT_KMEMLEAK)
+ *   INIT_TOLERANCE_SCALE=n  read by the test programs (common.h) and the
+ *                           fuzzer: their timing bounds, x n (slow kernels)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -98,8 +102,8 @@ static void loopback_up(void)
 
 static int filter(const struct dirent *d)
 {
-	const char *only = getenv("KEVENT_ONLY");
-	const char *list = getenv("KEVENT_PROGRAMS");
+	const char *only = getenv("INIT_ONLY");
+	const char *list = getenv("INIT_PROGRAMS");
 	size_t len = strlen(d->d_name);
 	const char *p;
 
@@ -109,7 +113,7 @@ static int filter(const struct dirent *d)
 		return 0;
 	if (!list)
 		return 1;
-	/* KEVENT_PROGRAMS=a,b,c: the names, whole, between commas. */
+	/* INIT_PROGRAMS=a,b,c: the names, whole, between commas. */
 	for (p = list; (p = strstr(p, d->d_name)); p += len)
 		if ((p == list || p[-1] == ',') &&
 		    (p[len] == ',' || p[len] == '\0'))
@@ -118,12 +122,12 @@ static int filter(const struct dirent *d)
 }
 
 /*
- * KEVENT_PART=i/n: keep the i-th of n runs of consecutive programs of
+ * INIT_PART=i/n: keep the i-th of n runs of consecutive programs of
  * @names (freeing the others); returns how many are kept.
  */
 static int keep_part(struct dirent **names, int n)
 {
-	const char *part = getenv("KEVENT_PART");
+	const char *part = getenv("INIT_PART");
 	int i, k, lo = 0, hi = n;
 
 	if (part && sscanf(part, "%d/%d", &i, &k) == 2 && k > 0 &&
@@ -131,7 +135,7 @@ static int keep_part(struct dirent **names, int n)
 		lo = n * i / k;
 		hi = n * (i + 1) / k;
 	} else if (part) {
-		note("KEVENT_PART=%s is not i/n with 0 <= i < n: all programs",
+		note("INIT_PART=%s is not i/n with 0 <= i < n: all programs",
 		     part);
 	}
 	for (i = 0; i < n; i++)
@@ -266,14 +270,14 @@ static void kmemleak_scan(void)
 }
 
 /*
- * KEVENT_REBOOT=1 (the x86_64 SMP kernel's boot): reboot instead, which
+ * INIT_REBOOT=1 (the x86_64 SMP kernel's boot): reboot instead, which
  * QEMU's -no-reboot turns into its exit, as kunit_shutdown=reboot does
  * for the KUnit boot.
  */
 static void power_off(void)
 {
 	sync();
-	reboot(getenv("KEVENT_REBOOT") ? RB_AUTOBOOT : RB_POWER_OFF);
+	reboot(getenv("INIT_REBOOT") ? RB_AUTOBOOT : RB_POWER_OFF);
 	for (;;)
 		pause();
 }
@@ -287,15 +291,15 @@ static void on_stop(int sig)
 
 /*
  * Interactive mode: a shell on the console, the project folder on /host;
- * with KEVENT_CMD, that command instead of an interactive shell.
+ * with INIT_CMD, that command instead of an interactive shell.
  * busybox poweroff/halt/reboot signal PID 1 (SIGUSR2/SIGUSR1/SIGTERM);
  * those, or leaving the shell, power the machine off cleanly.
  */
 static void run_shell(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
-	const char *host = getenv("KEVENT_HOST");
-	const char *cmd = getenv("KEVENT_CMD");
+	const char *host = getenv("INIT_HOST");
+	const char *cmd = getenv("INIT_CMD");
 	pid_t pid;
 
 	if (host)
@@ -369,7 +373,7 @@ static void run_fuzz(const char *args, int timeout)
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
-	if (getenv("KEVENT_KMEMLEAK"))
+	if (getenv("INIT_KMEMLEAK"))
 		kmemleak_scan();
 	note("fuzz: exit status %d", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	power_off();
@@ -377,8 +381,8 @@ static void run_fuzz(const char *args, int timeout)
 
 int main(void)
 {
-	const char *results = getenv("KEVENT_RESULTS");
-	const char *t = getenv("KEVENT_TIMEOUT");
+	const char *results = getenv("INIT_RESULTS");
+	const char *t = getenv("INIT_TIMEOUT");
 	int timeout = t ? atoi(t) : 300;
 	struct dirent **names;
 	int n, i, fd = -1;
@@ -393,10 +397,10 @@ int main(void)
 	loopback_up();
 	setenv("PATH", "/bin:/sbin:/tests:/tools", 1);
 
-	if (getenv("KEVENT_SHELL"))
+	if (getenv("INIT_SHELL"))
 		run_shell();
-	if (getenv("KEVENT_FUZZ"))
-		run_fuzz(getenv("KEVENT_FUZZ"), timeout);
+	if (getenv("INIT_FUZZ"))
+		run_fuzz(getenv("INIT_FUZZ"), timeout);
 
 	out = stdout;
 	if (results && !strncmp(results, "/dev/", 5)) {
@@ -433,14 +437,14 @@ int main(void)
 		int ok;
 
 		note("running %s", names[i]->d_name);
-		ok = run_one(names[i]->d_name, getenv("KEVENT_TEST"), timeout);
+		ok = run_one(names[i]->d_name, getenv("INIT_TEST"), timeout);
 		note("%s took %.1f s", names[i]->d_name, now() - start);
 		fprintf(out, "%sok %d %s\n", ok ? "" : "not ", i + 1,
 			names[i]->d_name);
 		fflush(out);
 	}
 	fflush(out);
-	if (getenv("KEVENT_KMEMLEAK"))
+	if (getenv("INIT_KMEMLEAK"))
 		kmemleak_scan();
 	if (fd >= 0 && isatty(fd)) {
 		/* Everything written has left the port before power-off. */

@@ -36,7 +36,7 @@
  *
  * Oracles of meaning (SPEC.md), checked on every call the fuzzer makes:
  *  - slow-call: every call returns within its timeout plus 2 s times
- *    KEVENT_TOLERANCE_SCALE (call_begin()); a clock thread reports a call
+ *    INIT_TOLERANCE_SCALE (call_begin()); a clock thread reports a call
  *    still running past that, naming it and its arguments;
  *  - duplicate: one kevent_get_events() or kevent_wait() returns each
  *    kevent at most once (check_once(); for kevent_wait() the ring entries
@@ -271,7 +271,7 @@ static void found(const char *what, const char *fmt, ...)
 /*
  * The timing oracle.  Every kevent call of the workers runs between
  * call_begin() and call_end(): it must return within its timeout plus
- * slack_ns (2 s times KEVENT_TOLERANCE_SCALE: 10 s in fuzz_once.sh, so a
+ * slack_ns (2 s times INIT_TOLERANCE_SCALE: 10 s in fuzz_once.sh, so a
  * debug UML on a loaded host, descheduled by the host and by the other
  * threads' heavy operations, stays far inside it, while one call that
  * runs on, as kevent_wait() did with 1 ns timers and a huge ring, is
@@ -1722,7 +1722,7 @@ int main(int argc, char **argv)
 	pthread_t wd, intr, clk;
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long long t0;
-	const char *s = getenv("KEVENT_TOLERANCE_SCALE");
+	const char *s = getenv("INIT_TOLERANCE_SCALE");
 	sigset_t set;
 	unsigned int i;
 

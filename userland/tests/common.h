@@ -16,11 +16,11 @@
 
 /*
  * Upper bounds of timing checks are multiplied by this: 1, or what the
- * harness sets for slow (debug) kernels in KEVENT_TOLERANCE_SCALE.
+ * harness sets for slow (debug) kernels in INIT_TOLERANCE_SCALE.
  */
 static inline __u64 slack(__u64 ns)
 {
-	const char *s = getenv("KEVENT_TOLERANCE_SCALE");
+	const char *s = getenv("INIT_TOLERANCE_SCALE");
 	int k = s ? atoi(s) : 1;
 
 	return ns * (k > 0 ? k : 1);
