@@ -78,6 +78,17 @@ retry_failed() {	# dir name
 	done
 }
 
+# libevent turns its monotonic timeouts into wall-clock times only once
+# the monotonic clock is past CLOCK_SYNC_INTERVAL, 5 s (gettime() in
+# event.c): in a machine up for less, test-dumpevents prints them raw and
+# check-dumpevents.py fails it on every backend.  Wait until the machine
+# has been up 6 s.
+uptime_past_clock_sync() {
+	while read -r uptime _ </proc/uptime && [ "${uptime%.*}" -lt 6 ]; do
+		sleep 1
+	done
+}
+
 if [ "$mode" = tests ]; then
 	for backend in ${3:-kevent epoll}; do
 		d=$out/$backend
@@ -90,6 +101,7 @@ if [ "$mode" = tests ]; then
 		echo $? >"$d/method.rc"
 		for t in test-init test-eof test-closed test-weof test-time \
 			 test-changelist test-fdleak test-dumpevents; do
+			[ "$t" != test-dumpevents ] || uptime_past_clock_sync
 			run "$d" "$t" "$t"
 		done
 		regress --list-tests >"$d/regress-list.txt" 2>&1
