@@ -213,7 +213,7 @@ need_boot_files() {
 
 # Boot the UML with the test initramfs; the console is this process's
 # stdin and stdout.  Arguments: more of the kernel command line (memory,
-# kunit.*, init's KEVENT_* settings).  BOOT_TIMEOUT=seconds kills a boot
+# kunit.*, init's INIT_* settings).  BOOT_TIMEOUT=seconds kills a boot
 # that runs longer (exit status 124 or 137, as timeout(1)); without it the
 # boot keeps the terminal (the interactive shell).  INITRAMFS=FILE boots
 # another initramfs (the libevent one).

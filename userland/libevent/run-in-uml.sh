@@ -79,12 +79,13 @@ retry_failed() {	# dir name
 }
 
 # libevent turns its monotonic timeouts into wall-clock times only once
-# the monotonic clock is past CLOCK_SYNC_INTERVAL, 5 s (gettime() in
-# event.c): in a machine up for less, test-dumpevents prints them raw and
-# check-dumpevents.py fails it on every backend.  Wait until the machine
-# has been up 6 s.
+# the monotonic clock reads at least 6 whole seconds (CLOCK_SYNC_INTERVAL
+# 5, gettime() in event.c): in a machine up for less, test-dumpevents
+# prints them raw and check-dumpevents.py fails it on every backend.
+# Wait until the machine has been up 7 s: libevent reads the coarse
+# monotonic clock, which may trail /proc/uptime by a tick.
 uptime_past_clock_sync() {
-	while read -r uptime _ </proc/uptime && [ "${uptime%.*}" -lt 6 ]; do
+	while read -r uptime _ </proc/uptime && [ "${uptime%.*}" -lt 7 ]; do
 		sleep 1
 	done
 }
