@@ -104,7 +104,7 @@ set_flavour "${KEVENT_FLAVOUR:-coverage}"
 # knobs above.  An old spelling in USERLAND_ARGS would reach init unread
 # and run every program: say so instead.
 case " ${USERLAND_ARGS:-} " in
-*" KEVENT_"[A-Z]*=*)
+*[[:space:]]KEVENT_[A-Z]*=*)
 	die "USERLAND_ARGS='$USERLAND_ARGS': init's parameters are INIT_* (INIT_ONLY=PROGRAM INIT_TEST=NAME, userland/init.c), not KEVENT_*" ;;
 esac
 

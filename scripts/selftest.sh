@@ -47,6 +47,8 @@ rm -rf "$smp"
 # init would not read (every program would run), is refused by lib.sh.
 check "an old init parameter name is refused" 1 \
 	env USERLAND_ARGS="KEVENT_ONLY=kevent_dev_test" bash -c ". '$REPO/scripts/lib.sh'"
+check "an old init parameter name after a tab is refused" 1 \
+	env USERLAND_ARGS=$'mem=256M\tKEVENT_TEST=x' bash -c ". '$REPO/scripts/lib.sh'"
 check "init's own parameter names pass" 0 \
 	env USERLAND_ARGS="INIT_ONLY=kevent_dev_test INIT_TEST=x" bash -c ". '$REPO/scripts/lib.sh'"
 
