@@ -16,11 +16,8 @@ With --smp (a QEMU console, CR LF line ends):
   listed, one line per race with its two accesses (file:line from
   --vmlinux when given); those that touch kevent code stay in the copy
   that is judged (LOG.checked), and fail the run; the others, core kernel
-  races outside the project, are only listed.  So is the race of the
-  core's wait_event_*hrtimeout(): the macro's plain read of the sleeper's
-  task (include/linux/wait.h, inlined where it is used, e.g.
-  kevent_wait_ready) against hrtimer_wakeup() clearing it in the timer
-  interrupt (kernel/time/hrtimer.c).
+  races outside the project, are only listed.  So are the core races of
+  CORE_RACES, which kevent code is on the stack of but does not cause.
 
 Usage: logscan.py [--smp [--cpus N] [--vmlinux FILE --tree DIR]] LOG [WHAT]
 Exit status: 0 clean, 2 a report, 1 anything else (no log, vCPUs
@@ -46,7 +43,24 @@ RULE = re.compile(r'^(\[ *[0-9.]+\] )?=+$')
 KEVENT_FRAME = re.compile(r' (kevent|kt|kc|ktt)_[a-z0-9_.]*\+0x')
 FRAME_LINE = re.compile(r'^(\[ *[0-9.]+\] )? ((kevent|kt|kc|ktt)_[a-z0-9_.]*'
                         r'\+0x[0-9a-f]+/0x[0-9a-f]+)')
-CORE_RACE = re.compile(r'KCSAN: data-race in (hrtimer_wakeup /|.* / hrtimer_wakeup$)')
+# Races of the core kernel that kevent code calls into, but that no
+# caller can cause or prevent: listed, not judged.  Each is the pair of
+# functions of its two accesses, as KCSAN's title names them (either
+# order).
+CORE_RACE_PAIRS = (
+    # wait_event_*hrtimeout()'s plain read of the sleeper's task
+    # (include/linux/wait.h, inlined where it is used, e.g.
+    # kevent_wait_ready) against hrtimer_wakeup() clearing it in the timer
+    # interrupt (kernel/time/hrtimer.c).
+    (r'hrtimer_wakeup', r'\S+'),
+    # A contended mutex's optimistic spinning: osq_wait_next()'s plain peek
+    # at node->next (kernel/locking/osq_lock.c, inlined in osq_unlock)
+    # before its xchg(), against osq_lock()'s WRITE_ONCE(prev->next) of the
+    # next spinner.
+    (r'osq_lock', r'osq_unlock'),
+)
+CORE_RACES = [re.compile(rf'KCSAN: data-race in ({a} / {b}|{b} / {a})$')
+              for a, b in CORE_RACE_PAIRS]
 STAMP = re.compile(r'^\[ *[0-9.]+\] *')
 ACCESS_STAMP = re.compile(r'^\[ *[0-9.]+\] ')
 ACCESS = re.compile(r'(read|write).* to 0x.* by (task|interrupt)')
@@ -105,7 +119,7 @@ def split_kcsan(lines):
             return
         text = '\n'.join(blk)
         kcsan = 'KCSAN' in text
-        core = any(CORE_RACE.search(b) for b in blk)
+        core = any(r.search(b) for r in CORE_RACES for b in blk)
         kevent = any(KEVENT_FRAME.search(b) for b in blk)
         if kcsan:
             races.extend(blk)

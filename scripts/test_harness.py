@@ -302,7 +302,7 @@ class LogScan(unittest.TestCase):
     def test_smp_logs(self):
         with tempfile.TemporaryDirectory() as d:
             for name in ('kcsan-core-crlf', 'kcsan-kevent-crlf',
-                         'jiffies-clock-crlf'):
+                         'jiffies-clock-crlf', 'kcsan-osq'):
                 with open(f'{self.data}/smp/{name}.log', 'rb') as f, \
                         open(f'{d}/{name}.log', 'wb') as g:
                     g.write(f.read())
@@ -322,6 +322,22 @@ class LogScan(unittest.TestCase):
             rc, _, err = self.scan('--smp', f'{d}/kcsan-kevent-crlf.log', 'kev')
             self.assertEqual(rc, 2)
             self.assertIn('KCSAN: data-race in kevent_storage_ready', err)
+            # The KUnit boot's log (LF): a contended mutex's osq race and
+            # the wait macro's, both under kevent frames, are the core's.
+            rc, out, _ = self.scan('--smp', f'{d}/kcsan-osq.log', 'osq')
+            self.assertEqual(rc, 0)
+            self.assertIn('KCSAN: data-race in osq_lock / osq_unlock', out)
+            self.assertIn('hrtimer_wakeup / kevent_wait_ready', out)
+            with open(f'{d}/kcsan-osq.log.checked') as f:
+                self.assertNotIn('KCSAN', f.read())
+            # Only that pair: the same race with a kevent function is kevent's.
+            with open(f'{d}/kcsan-osq.log') as f, \
+                    open(f'{d}/kcsan-osq-kevent.log', 'w') as g:
+                g.write(f.read().replace('osq_lock / osq_unlock',
+                                         'osq_lock / kevent_deliver_to_buf'))
+            rc, _, err = self.scan('--smp', f'{d}/kcsan-osq-kevent.log', 'k')
+            self.assertEqual(rc, 2)
+            self.assertIn('osq_lock / kevent_deliver_to_buf', err)
             rc, _, err = self.scan('--smp', f'{d}/jiffies-clock-crlf.log', 'j')
             self.assertEqual(rc, 1)
             self.assertIn('keeps time with refined-jiffies', err)
