@@ -61,6 +61,11 @@ CORE_RACE_PAIRS = (
 )
 CORE_RACES = [re.compile(rf'KCSAN: data-race in ({a} / {b}|{b} / {a})$')
               for a, b in CORE_RACE_PAIRS]
+# A race at unknown origin (KCSAN saw the value change under its
+# watchpoint, not the other access) names one function with its offset:
+# the core's when it is either of a pair of two named functions.
+CORE_RACES += [re.compile(rf'KCSAN: data-race in ({a}|{b})\+0x[0-9a-f]+/0x[0-9a-f]+$')
+               for a, b in CORE_RACE_PAIRS if re.fullmatch(r'\w+ \w+', f'{a} {b}')]
 STAMP = re.compile(r'^\[ *[0-9.]+\] *')
 ACCESS_STAMP = re.compile(r'^\[ *[0-9.]+\] ')
 ACCESS = re.compile(r'(read|write).* to 0x.* by (task|interrupt)')

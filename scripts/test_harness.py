@@ -338,6 +338,16 @@ class LogScan(unittest.TestCase):
             rc, _, err = self.scan('--smp', f'{d}/kcsan-osq-kevent.log', 'k')
             self.assertEqual(rc, 2)
             self.assertIn('osq_lock / kevent_deliver_to_buf', err)
+            # At unknown origin, osq_unlock's read is the core's; a kevent
+            # function's is kevent's.
+            with open(f'{d}/kcsan-osq.log') as f, \
+                    open(f'{d}/kcsan-unknown-kevent.log', 'w') as g:
+                g.write(f.read().replace('data-race in osq_unlock+0x9f',
+                                         'data-race in kevent_deliver_to_buf+0x67'))
+            rc, _, err = self.scan('--smp', f'{d}/kcsan-unknown-kevent.log', 'u')
+            self.assertEqual(rc, 2)
+            self.assertNotIn('osq_lock / osq_unlock', err)
+            self.assertIn('data-race in kevent_deliver_to_buf+0x67', err)
             rc, _, err = self.scan('--smp', f'{d}/jiffies-clock-crlf.log', 'j')
             self.assertEqual(rc, 1)
             self.assertIn('keeps time with refined-jiffies', err)
