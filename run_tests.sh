@@ -27,7 +27,7 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
   --prove-guards    for each fixed bug, put it back (kernel/guards/),
                     rebuild, and show its test failing; with --fuzz, show
                     the fuzzer finding the guards marked 'Fuzz: yes'; with
-                    --smp, the guards proven in the SMP kernel ('Config: smp'
+                    --smp, the guards proven in the SMP kernel ('Target: smp'
                     and 'SMP:' lines)
   --shell           boot the kevent UML to a shell on this terminal instead
                     (builds first if needed; 'poweroff' ends it)
@@ -71,7 +71,7 @@ coverage report (coverage/html/index.html).  Exits 0 only when all passed.
 
 Environment: KERNEL_SRC=DIR uses that 6.12.x tree instead of Debian's
 linux-source-6.12.  The UML binary of the last run is .work/build/linux
-(.work/build-nocov/linux, .work/build-debug/linux with those options); the
+(.work/build-plain/linux, .work/build-debug/linux with those options); the
 x86_64 kernel is .work/build-smp/arch/x86/boot/bzImage (build-smp-kcsan).
 EOF
 }
@@ -89,6 +89,7 @@ smp=0
 libevent=0
 nocov=0
 debug=0
+kcsan=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -117,7 +118,7 @@ while [ $# -gt 0 ]; do
 	--libevent)
 		libevent=1
 		case ${2:-} in only|bench) libevent=$2; shift ;; esac ;;
-	--kcsan) export KCSAN=1 ;;
+	--kcsan) kcsan=1 ;;
 	--json) [ $# -ge 2 ] || die "--json needs a file name"; json=$2; shift ;;
 	--json=*) json=${1#*=} ;;
 	-*) usage >&2; die "unknown option $1" ;;
@@ -131,20 +132,22 @@ case $JOBS in ''|*[!0-9]*) die "--jobs wants a positive number, not '$JOBS'" ;; 
 
 [ -z "$json" ] || json=$(realpath -m "$json")
 export JOBS
-# The UML build: debug (--debug, --fuzz) whatever else is asked, else
-# without gcov (--no-coverage, --bench: gcov would weigh on it), else
-# with coverage.
-flavour=coverage
-[ $nocov = 1 ] || [ $bench = 1 ] && flavour=nocov
-[ $debug = 1 ] || [ -n "$fuzz" ] && flavour=debug
+# The kernel under test (scripts/targets.py): the x86_64 SMP kernel
+# (--smp, with KCSAN for --kcsan), else the UML debug build (--debug,
+# --fuzz) whatever else is asked, else UML without gcov (--no-coverage,
+# --bench: gcov would weigh on it), else UML with coverage.
+target=coverage
+[ $nocov = 1 ] || [ $bench = 1 ] && target=plain
+[ $debug = 1 ] || [ -n "$fuzz" ] && target=debug
+[ $smp = 1 ] && target=smp
+[ $kcsan = 1 ] && target='smp-kcsan'
 [ $bench = 1 ] && export SETUP_BENCH=1
 [ "$libevent" != 0 ] && export SETUP_LIBEVENT=1
-if [ "${KCSAN:-0}" = 1 ] && [ $smp = 0 ]; then
-	die "--kcsan goes with --smp"
-fi
+[ $kcsan = 0 ] || [ $smp = 1 ] || die "--kcsan goes with --smp"
+[ $kcsan = 0 ] || [ $guards = 0 ] || die "--kcsan does not go with --prove-guards"
 # --prove-guards proves some guards in the SMP kernel too: QEMU.
 [ $smp = 1 ] || [ $guards = 1 ] && export SETUP_SMP=1
-set_flavour "$flavour"
+set_target "$target"
 
 failed=()
 timings=()

@@ -54,7 +54,7 @@ make_um() {	# (-S: no keep-going from MAKEFLAGS, which could link stale objects)
 	make -s -S -C "$TREE" ARCH=um O="$BUILD" -j"$JOBS" "$@"
 }
 
-if ! [ -x "$UML" ] || ! config_stamped "$BUILD" "$want"; then
+if ! [ -x "$KERNEL" ] || ! config_stamped "$BUILD" "$want"; then
 	rm -f "$stamp"
 	mark_tree_begin "$walked" "$made"
 	"$PYTHON" "$KUNIT_PY" build --arch um --build_dir "$BUILD" --jobs "$JOBS" "${cfg[@]}"
@@ -82,5 +82,5 @@ else
 	esac
 	mark_tree_done "$made"
 fi
-[ -x "$UML" ] || die "the build did not produce $UML"
-say "build: $UML"
+[ -x "$KERNEL" ] || die "the build did not produce $KERNEL"
+say "build: $KERNEL"

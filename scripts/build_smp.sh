@@ -1,13 +1,15 @@
 #!/bin/bash
-# Configure and build the x86_64 SMP kernel (./run_tests.sh --smp) with
-# kunit_tool from the config fragments (smp_kunitconfig_args in lib.sh):
-# $SMP_BUILD/arch/x86/boot/bzImage.  KCSAN=1 builds the KCSAN variant.
+# Configure and build the x86_64 SMP kernel of the target (smp or
+# smp-kcsan: ./run_tests.sh --smp [--kcsan]) with kunit_tool from its
+# config fragments (scripts/targets.py): $BUILD/arch/x86/boot/bzImage.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-mapfile -t cfg < <(smp_kunitconfig_args)
+[ "$TARGET_ARCH" = x86_64 ] || die "target $TARGET is not an x86_64 kernel: KEVENT_TARGET=smp or smp-kcsan"
+mapfile -t cfg < <(kunitconfig_args)
+mkdir -p "$BUILD"
 "$PYTHON" "$KUNIT_PY" build --arch x86_64 --qemu_config "$QEMU_CONFIG" \
-	--build_dir "$SMP_BUILD" --jobs "$JOBS" "${cfg[@]}"
-[ -f "$BZIMAGE" ] || die "the build did not produce $BZIMAGE"
-say "build: $BZIMAGE"
+	--build_dir "$BUILD" --jobs "$JOBS" "${cfg[@]}"
+[ -f "$KERNEL" ] || die "the build did not produce $KERNEL"
+say "build: $KERNEL"

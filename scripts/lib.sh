@@ -7,9 +7,8 @@
 # the first ones from its options; the others are for a person or a
 # script that runs one stage by hand):
 #   KEVENT_WORK=DIR       where everything generated goes (default .work)
-#   KEVENT_FLAVOUR=F      the UML build: coverage (default), nocov or debug
-#                         (set_flavour below)
-#   KCSAN=1               the KCSAN variant of the x86_64 SMP kernel
+#   KEVENT_TARGET=T       the kernel under test: coverage (default),
+#                         plain, debug, smp or smp-kcsan (scripts/targets.py)
 #   JOBS=N                parallel make jobs (default: the CPUs)
 #   KERNEL_SRC=PATH       a 6.12.x tree or tarball instead of Debian's
 #   SETUP_SMP=1, SETUP_BENCH=1   setup.sh installs QEMU, gnuplot too
@@ -78,27 +77,27 @@ die() {
 	exit 1
 }
 
-# The UML build flavour, the one place that says what each means:
-#   coverage  the default run: gcov (CONFIG_GCOV), the coverage report
-#   nocov     --no-coverage, --bench: the same kernel without gcov
-#   debug     --debug, --fuzz: configs/debug.config (lockdep, KASAN,
-#             kmemleak, UBSAN, hang detectors), no gcov
-# set_flavour F sets, and exports for the stage scripts: KEVENT_FLAVOUR,
-# BUILD (kunit_tool's build dir), UML (its binary), and COVERAGE and
-# DEBUG_CONFIG (1 or 0: the fragments of kunitconfig_args, whether
-# coverage is captured).
-set_flavour() {	# coverage|nocov|debug
-	case $1 in
-	coverage) BUILD=$WORK/build COVERAGE=1 DEBUG_CONFIG=0 ;;
-	nocov) BUILD=$WORK/build-nocov COVERAGE=0 DEBUG_CONFIG=0 ;;
-	debug) BUILD=$WORK/build-debug COVERAGE=0 DEBUG_CONFIG=1 ;;
-	*) die "unknown build flavour '$1': coverage, nocov or debug" ;;
-	esac
-	KEVENT_FLAVOUR=$1
-	UML=$BUILD/linux
-	export KEVENT_FLAVOUR BUILD UML COVERAGE DEBUG_CONFIG
+# The kernel under test, a target of scripts/targets.py (the one place
+# that says what each is): set_target T sets, and exports KEVENT_TARGET for
+# the stage scripts, TARGET, TARGET_ARCH (um or x86_64), BUILD (kunit_tool's
+# build dir), KERNEL (the UML binary or the bzImage), QEMU_CONFIG
+# (kunit_tool's, for x86_64), COVERAGE and DEBUG_KERNEL (1 or 0: whether
+# its boots write gcov data, whether it is a debug kernel), KUNITCONFIGS
+# (its config fragments) and TARGET_KUNIT_ARGS (more kernel arguments of
+# its KUnit boot).
+set_target() {	# coverage|plain|debug|smp|smp-kcsan
+	local sh
+
+	sh=$("$PYTHON" "$REPO/scripts/targets.py" shell "$1") || exit 1
+	eval "$sh"
+	KEVENT_TARGET=$1
+	export KEVENT_TARGET
 }
-set_flavour "${KEVENT_FLAVOUR:-coverage}"
+# The spellings before targets: say what they became.
+[ -z "${KEVENT_FLAVOUR:-}" ] ||
+	die "KEVENT_FLAVOUR is now KEVENT_TARGET (coverage, plain for nocov, debug, smp, smp-kcsan)"
+[ "${KCSAN:-0}" = 0 ] || die "KCSAN=1 is now KEVENT_TARGET=smp-kcsan"
+set_target "${KEVENT_TARGET:-coverage}"
 
 # init's parameters are INIT_* (userland/init.c); KEVENT_* are the host's
 # knobs above.  An old spelling in USERLAND_ARGS would reach init unread
@@ -116,15 +115,13 @@ stage() {
 	printf '\n==> %s\n' "$*"
 }
 
-# The kunitconfig fragments of this run, as kunit_tool arguments.
+# The target's config fragments, as kunit_tool arguments.
 kunitconfig_args() {
-	local args=(--kunitconfig "$REPO/configs/base.config"
-		--kunitconfig "$REPO/configs/uml.config")
+	local f
 
-	[ "$COVERAGE" = 1 ] && args+=(--kunitconfig "$REPO/configs/coverage.config")
-	[ "$DEBUG_CONFIG" = 1 ] && args+=(--kunitconfig "$REPO/configs/debug.config"
-		--kunitconfig "$REPO/configs/kasan.config")
-	printf '%s\n' "${args[@]}"
+	for f in "${KUNITCONFIGS[@]}"; do
+		printf '%s\n' --kunitconfig "$f"
+	done
 }
 
 # A hash of what decides the UML build's configuration: the fragments,
@@ -207,8 +204,17 @@ mark_tree_done() {	# file...
 
 # The UML binary and the initramfs boot_initramfs needs, or a message.
 need_boot_files() {
-	[ -x "$UML" ] || die "no UML kernel at $UML: run ./run_tests.sh once first"
+	[ -x "$KERNEL" ] || die "no UML kernel at $KERNEL: run ./run_tests.sh once first"
 	[ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: run scripts/build_userland.sh"
+}
+
+# QEMU and the target's x86_64 kernel, or a message.
+need_qemu_kernel() {
+	command -v qemu-system-x86_64 >/dev/null ||
+		die "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (./run_tests.sh --smp does)"
+	[ "$TARGET_ARCH" = x86_64 ] ||
+		die "target $TARGET is not an x86_64 kernel: KEVENT_TARGET=smp or smp-kcsan"
+	[ -f "$KERNEL" ] || die "no x86_64 kernel at $KERNEL: run scripts/build_smp.sh first"
 }
 
 # Boot the UML with the test initramfs; the console is this process's
@@ -219,7 +225,7 @@ need_boot_files() {
 # another initramfs (the libevent one).
 # Call need_boot_files first, before any redirection of stderr.
 boot_initramfs() {
-	local cmd=("$UML" initrd="${INITRAMFS:-$USERLAND_OUT/initramfs.cpio}" rdinit=/init
+	local cmd=("$KERNEL" initrd="${INITRAMFS:-$USERLAND_OUT/initramfs.cpio}" rdinit=/init
 		   con=null "con0=fd:0,fd:1" "$@")
 
 	if [ -n "${BOOT_TIMEOUT:-}" ]; then
@@ -239,35 +245,6 @@ gcov_boot() {	# layer [part]
 	rm -rf "$GCOV_PREFIX"
 	mkdir -p "$GCOV_PREFIX"
 	export GCOV_PREFIX
-}
-
-# The x86_64 SMP kernel (./run_tests.sh --smp [--kcsan]), built by
-# kunit_tool for QEMU: its build dir (KCSAN=1: the KCSAN variant), the
-# bzImage, kunit_tool's QEMU config, and the file-name prefix of its logs.
-if [ "${KCSAN:-0}" = 1 ]; then
-	SMP_BUILD=$WORK/build-smp-kcsan
-	SMP_TAG=smp-kcsan
-else
-	SMP_BUILD=$WORK/build-smp
-	SMP_TAG=smp
-fi
-BZIMAGE=$SMP_BUILD/arch/x86/boot/bzImage
-QEMU_CONFIG=$REPO/configs/qemu_x86_64_smp.py
-
-# The kunitconfig fragments of the SMP kernel, as kunit_tool arguments:
-# base.config (not uml.config: what only the UML kernels have),
-# debug.config, x86_64.config, and kasan.config or, with KCSAN=1,
-# x86_64-kcsan.config (KCSAN excludes KASAN).
-smp_kunitconfig_args() {
-	mkdir -p "$SMP_BUILD"
-	printf '%s\n' --kunitconfig "$REPO/configs/base.config" \
-		--kunitconfig "$REPO/configs/debug.config" \
-		--kunitconfig "$REPO/configs/x86_64.config"
-	if [ "${KCSAN:-0}" = 1 ]; then
-		printf '%s\n' --kunitconfig "$REPO/configs/x86_64-kcsan.config"
-	else
-		printf '%s\n' --kunitconfig "$REPO/configs/kasan.config"
-	fi
 }
 
 # A layer's verdict, for what judges a run without reading its printed

@@ -4,7 +4,7 @@
 # coverage stages do, and count the exit statuses: every boot must exit
 # 0 after "reboot: Power down" and leave its coverage data.  The check of
 # kernel/patches/0011 (UML aborted now and then after a clean power-off).
-# Usage: power_off_check.sh [N]   (the coverage build; KEVENT_FLAVOUR
+# Usage: power_off_check.sh [N]   (the coverage build; KEVENT_TARGET
 # picks another)
 set -u
 # shellcheck source=lib.sh

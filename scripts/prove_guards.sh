@@ -7,16 +7,17 @@
 # user:PROGRAM.TEST (one boot of the test initramfs running only that
 # test; a boot that hangs or crashes counts as the test failing, which is
 # what a wedged kernel looks like, and so does a kernel report in that
-# boot's log, lockdep's for one).  Guards marked "Config: debug" run in
-# the debug build, where KASAN and lockdep see them; "Config: smp" in the
-# x86_64 SMP kernel (./run_tests.sh --smp builds it), for races that need
+# boot's log, lockdep's for one).  A guard's "Target:" line names the
+# kernel it is proven in (scripts/targets.py): "coverage", the default
+# run's; "debug", where KASAN and lockdep see it; "smp", the x86_64 SMP
+# kernel (./run_tests.sh --smp builds it), for races that need
 # two CPUs.  A guard whose race the SMP concurrency suite catches without
 # the forced interleaving of its Test: names that test on an "SMP:" line,
 # proven in the SMP kernel too.  Prints a table
 # guard -> test -> result, judged from kunit_tool's JSON; fails unless
 # every named test failed.  Usage: prove_guards.sh [--smp] [GLOB]: GLOB
 # selects guards by name ('09-*'); --smp proves only what runs in the SMP
-# kernel (the "Config: smp" guards and the "SMP:" lines).
+# kernel (the "Target: smp" guards and the "SMP:" lines).
 set -u
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -27,13 +28,6 @@ log=$RESULTS/guards
 mkdir -p "$log"
 rows=()
 bad=0
-
-build_for() {	# config: the UML flavour of a guard's Config: line
-	case $1 in
-	debug) set_flavour debug ;;
-	*) set_flavour coverage ;;	# normal; smp builds its own kernel
-	esac
-}
 
 # Run the guarded test through its stage script; print its verdict: HUNG
 # or REPORT from the layer's status file (lib.sh's layer_status), else
@@ -56,7 +50,7 @@ run_guarded() {	# name test
 	*)
 		suite=${test%%.*}
 		t=${test#*.}
-		if [ "$config" = smp ]; then
+		if [ "$TARGET_ARCH" = x86_64 ]; then
 			layer=smp-kunit
 			SMP_KUNIT_TIMEOUT=300 "$REPO/scripts/run_smp_kunit.sh" "$test" \
 				>"$log/$name.run.log" 2>&1
@@ -80,14 +74,13 @@ run_guarded() {	# name test
 	esac
 }
 
-# Prove one guard with one test in one configuration: a row of the table.
+# Prove one guard with one test in one target: a row of the table.
 # Its logs are $log/NAME.* ($log/NAME-smp.* for a proof in the SMP kernel).
-prove() {	# guard-file name config test
+prove() {	# guard-file name target test
 	local g=$1 name=$2 result builder=$REPO/scripts/build_kernel.sh
-	config=$3
 	test=$4
-	build_for "$config"
-	if [ "$config" = smp ]; then
+	set_target "$3"
+	if [ "$TARGET_ARCH" = x86_64 ]; then
 		name=$name-smp
 		builder=$REPO/scripts/build_smp.sh
 		if ! command -v qemu-system-x86_64 >/dev/null; then
@@ -96,7 +89,7 @@ prove() {	# guard-file name config test
 			return
 		fi
 	fi
-	say "guard $name: $test ($config build)"
+	say "guard $name: $test (target $TARGET)"
 	if ! guard_apply "$g" >"$log/$name.patch.log" 2>&1; then
 		rows+=("$name|$test|does not apply to the current sources")
 		bad=1
@@ -140,20 +133,28 @@ for g in "$REPO"/kernel/guards/${1:-*}.patch; do
 	'' | *.*) ;;
 	*) die "$name: 'SMP: $smp_test' is not SUITE.TEST" ;;
 	esac
-	config=$(sed -n 's/^Config: //p' "$g")
-	if [ $smp_only = 0 ] || [ "$config" = smp ]; then
-		prove "$g" "$name" "$config" "$test"
+	target=$(sed -n 's/^Target: //p' "$g")
+	case $target in
+	coverage | debug) ;;
+	smp) case $test in user:*) die "$name: a user-space test in target smp is not supported" ;; esac ;;
+	*) die "$name: 'Target: $target' is not coverage, debug or smp" ;;
+	esac
+	if [ $smp_only = 0 ] || [ "$target" = smp ]; then
+		prove "$g" "$name" "$target" "$test"
 	fi
 	[ -z "$smp_test" ] || prove "$g" "$name" smp "$smp_test"
 done
 
 # Leave the builds matching the sources again.
-for config in normal debug; do
-	build_for "$config"
-	[ $smp_only = 0 ] && [ -x "$UML" ] &&
-		"$REPO/scripts/build_kernel.sh" >"$log/rebuild-$config.log" 2>&1
+for target in coverage debug smp; do
+	set_target "$target"
+	if [ "$TARGET_ARCH" = x86_64 ]; then
+		[ -f "$KERNEL" ] && "$REPO/scripts/build_smp.sh" >"$log/rebuild-$target.log" 2>&1
+	else
+		[ $smp_only = 0 ] && [ -x "$KERNEL" ] &&
+			"$REPO/scripts/build_kernel.sh" >"$log/rebuild-$target.log" 2>&1
+	fi
 done
-[ -f "$BZIMAGE" ] && "$REPO/scripts/build_smp.sh" >"$log/rebuild-smp.log" 2>&1
 
 printf '\n%-40s %-64s %s\n' "guard" "test" "result"
 for r in "${rows[@]}"; do

@@ -11,7 +11,7 @@ set -u
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-set_flavour debug
+set_target debug
 ops=${FUZZ_OPS:-100000}
 log=$RESULTS/guards-fuzz
 mkdir -p "$log"

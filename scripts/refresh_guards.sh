@@ -2,7 +2,7 @@
 # Rewrite each guard of kernel/guards/ against the current sources: apply
 # it to a copy of the files it touches in the prepared tree, and replace
 # its diff with a fresh one (tree-root paths, exact offsets), keeping its
-# header (Subject, Test, Config, the story).  Run it after the kevent
+# header (Subject, Test, Target, the story).  Run it after the kevent
 # sources moved under the guards; then prove them (--prove-guards).
 # $1: an optional glob of guard names ('09-*').
 set -eu

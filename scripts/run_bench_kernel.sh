@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-[ "$KEVENT_FLAVOUR" = nocov ] || die "the benchmark runs in the build without coverage (KEVENT_FLAVOUR=nocov)"
+[ "$TARGET" = plain ] || die "the benchmark runs in the build without coverage (KEVENT_TARGET=plain)"
 # What kunit.py exec reads of a build directory to boot it again (linux,
 # .kunitconfig), and the configuration it was built with, for the record.
 saved=(linux .config .kunitconfig)

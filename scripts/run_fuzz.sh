@@ -47,12 +47,12 @@ done
 # FUZZ_COVERAGE_TIME seconds (default 30; 0 skips), as the layer "fuzz".
 rm -f "$RESULTS/coverage-fuzz.info"
 cov_time=${FUZZ_COVERAGE_TIME:-30}
-if [ "$cov_time" != 0 ] && [ -x "$WORK/build/linux" ]; then
+if [ "$cov_time" != 0 ] && (set_target coverage; [ -x "$KERNEL" ]); then
 	seed=$1
 	[ "$seed" = time ] && seed=$(date +%s)
 	say "fuzz: coverage of seed $seed for $cov_time s (the coverage build)"
 	(
-		set_flavour coverage
+		set_target coverage
 		"$REPO/scripts/build_kernel.sh" >"$dir/coverage-build.log" 2>&1 ||
 			die "the coverage build failed (see $dir/coverage-build.log)"
 		gcov_boot fuzz

@@ -13,20 +13,18 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 timeout=${SMP_USERLAND_TIMEOUT:-600}
-command -v qemu-system-x86_64 >/dev/null ||
-	die "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (./run_tests.sh --smp does)"
-[ -f "$BZIMAGE" ] || die "no x86_64 kernel at $BZIMAGE: run scripts/build_smp.sh first"
+need_qemu_kernel
 [ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: run scripts/build_userland.sh"
 mkdir -p "$RESULTS"
-console=$RESULTS/$SMP_TAG-userland-console.log
-ktap=$RESULTS/$SMP_TAG-userland.ktap
+console=$RESULTS/$TARGET-userland-console.log
+ktap=$RESULTS/$TARGET-userland.ktap
 rm -f "$ktap"
 clear_status smp-userland
 
 export KEVENT_QEMU_INITRD=$USERLAND_OUT/initramfs.cpio KEVENT_QEMU_RESULTS=$ktap
 read -ra extra <<< "${USERLAND_ARGS:-}"
 mapfile -d '' cmd < <("$PYTHON" "$REPO/scripts/qemu_cmd.py" "$(dirname "$KUNIT_PY")" \
-	"$QEMU_CONFIG" "$SMP_BUILD" "${KUNIT_BOOT_ARGS[@]}" \
+	"$QEMU_CONFIG" "$BUILD" "${KUNIT_BOOT_ARGS[@]}" \
 	INIT_KMEMLEAK=1 INIT_REBOOT=1 INIT_TOLERANCE_SCALE="${SMP_TOLERANCE_SCALE:-5}" \
 	INIT_RESULTS=/dev/ttyS1 INIT_TIMEOUT=$((timeout / 4)) "${extra[@]}")
 [ ${#cmd[@]} -gt 0 ] || die "cannot make the QEMU command from $QEMU_CONFIG"
@@ -50,6 +48,6 @@ elif [ ! -s "$ktap" ]; then
 	problem="no user-space results were written (see $console)"
 fi
 
-finish_user_layer "SMP user space" "$ktap" smp-userland "$RESULTS/$SMP_TAG-userland-parsed.txt" \
+finish_user_layer "SMP user space" "$ktap" smp-userland "$RESULTS/$TARGET-userland-parsed.txt" \
 	"$console" "$verdict" "$problem" \
 	"$REPO/scripts/check_smp_log.sh"

@@ -9,7 +9,7 @@
 # per CPU; 1 when USERLAND_ARGS chooses a program), each with its own
 # console log, KTAP file and gcov data.  scripts/userland_parts.py shares
 # the programs out by the time each took in earlier runs (init's
-# INIT_PROGRAMS; kept in $RESULTS/userland-times-FLAVOUR.txt), so
+# INIT_PROGRAMS; kept in $RESULTS/userland-times-TARGET.txt), so
 # the boots end together; with no times yet, boot i runs the i-th run of
 # consecutive programs (init's INIT_PART=i/n).  scripts/ktap_merge.py
 # joins the boots' KTAP, boot after boot, and the layer's console log is
@@ -29,8 +29,8 @@ ktap=$RESULTS/userland.ktap
 clear_status userland
 need_boot_files
 # The times of whole runs only (a guard's boot times one test), kept per
-# flavour (a debug kernel runs the programs slower).
-times=$RESULTS/userland-times-$KEVENT_FLAVOUR.txt
+# target (a debug kernel runs the programs slower).
+times=$RESULTS/userland-times-$TARGET.txt
 shares=() programs=()
 if [ -z "${extra[*]}" ]; then
 	programs=("$USERLAND_OUT"/tests/*)
@@ -52,7 +52,7 @@ fi
 boot_part() {	# part
 	local dir=$hostfs/$1 rc=0 args=(kunit.enable=0) share=INIT_PART=$1/$parts
 
-	if [ "${DEBUG_CONFIG:-0}" = 1 ]; then
+	if [ "$DEBUG_KERNEL" = 1 ]; then
 		[ "$1" = 0 ] && args=("${KUNIT_BOOT_ARGS[@]}")
 		args+=(INIT_KMEMLEAK=1 INIT_TOLERANCE_SCALE=5)
 	fi

@@ -52,6 +52,16 @@ check "an old init parameter name after a tab is refused" 1 \
 check "init's own parameter names pass" 0 \
 	env USERLAND_ARGS="INIT_ONLY=kevent_dev_test INIT_TEST=x" bash -c ". '$REPO/scripts/lib.sh'"
 
+# The kernel under test is a target of scripts/targets.py: lib.sh loads
+# it, refuses an unknown one, and names what the old knobs became.
+output_has "KEVENT_TARGET=smp-kcsan loads its build dir" "$WORK/build-smp-kcsan" \
+	env KEVENT_TARGET=smp-kcsan bash -c ". '$REPO/scripts/lib.sh'; echo \"\$BUILD\""
+check "an unknown target is refused" 1 \
+	env KEVENT_TARGET=nocov bash -c ". '$REPO/scripts/lib.sh'"
+check "the old KEVENT_FLAVOUR is refused" 1 \
+	env KEVENT_FLAVOUR=debug bash -c ". '$REPO/scripts/lib.sh'"
+check "the old KCSAN=1 is refused" 1 env KCSAN=1 bash -c ". '$REPO/scripts/lib.sh'"
+
 # The results model, the coverage module, the summary's totals and exit
 # status, the guard judge: Python unit tests.
 if ! out=$("$PYTHON" "$REPO/scripts/test_harness.py" 2>&1); then

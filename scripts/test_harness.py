@@ -4,7 +4,8 @@
 the coverage module (coverage/lcov_info.py), the summary's exit status
 and totals line, the guard judge (guard_status.py), the join of the
 user-space boots' KTAP (ktap_merge.py) and the in-kernel benchmark's
-tables (bench_kernel.py), over the recorded
+tables (bench_kernel.py), the kernels under test (targets.py), over the
+recorded
 inputs in scripts/test_data/.  Run by scripts/selftest.sh (the lint stage
 of ./run_tests.sh), or alone: python3 scripts/test_harness.py -v
 """
@@ -30,6 +31,7 @@ import ktap_merge  # noqa: E402
 import lcov_info  # noqa: E402
 import libevent_results  # noqa: E402
 import results  # noqa: E402
+import targets  # noqa: E402
 import userland_parts  # noqa: E402
 
 KEVENT_C = '/t/kernel/kevent/kevent.c'
@@ -697,6 +699,55 @@ class CheckLayersTest(unittest.TestCase):
         self.assertEqual(check_layers.upward_calls(objects), [
             "kevent.o calls kevent_queue_ctl() of kevent_ctl.o",
             "kevent_file.o calls kevent_remove() of kevent_queue.o"])
+
+
+class Targets(unittest.TestCase):
+    def test_each_target_has_its_own_build_and_real_fragments(self):
+        self.assertEqual(list(targets.TARGETS),
+                         ['coverage', 'plain', 'debug', 'smp', 'smp-kcsan'])
+        builds = [t.build for t in targets.TARGETS.values()]
+        self.assertEqual(len(set(builds)), len(builds))
+        for t in targets.TARGETS.values():
+            self.assertEqual(t.fragments[0], 'base', t.name)
+            for f in t.fragment_paths():
+                self.assertTrue(os.path.isfile(f), f)
+            # UML fragments only in UML kernels; KASAN and KCSAN exclude
+            # each other; only the coverage kernel has gcov.
+            self.assertEqual('uml' in t.fragments, not t.qemu, t.name)
+            self.assertFalse({'kasan', 'x86_64-kcsan'} <= set(t.fragments))
+            self.assertEqual('coverage' in t.fragments, t.coverage, t.name)
+            self.assertEqual(t.debug, 'debug' in t.fragments, t.name)
+
+    def test_shell_assignments(self):
+        out = subprocess.run(
+            ['bash', '-c', 'eval "$(python3 "$1" shell smp-kcsan)"; '
+             'printf "%s\\n" "$TARGET" "$TARGET_ARCH" "$BUILD" "$KERNEL" '
+             '"$QEMU_CONFIG" "$COVERAGE" "$DEBUG_KERNEL" '
+             '"${#KUNITCONFIGS[@]}" "${KUNITCONFIGS[3]}" "${TARGET_KUNIT_ARGS[*]}"',
+             '-', os.path.join(HERE, 'targets.py')],
+            env=dict(os.environ, KEVENT_WORK='/w x'), capture_output=True,
+            text=True, check=True).stdout.splitlines()
+        repo = os.path.dirname(HERE)
+        self.assertEqual(out, [
+            'smp-kcsan', 'x86_64', '/w x/build-smp-kcsan',
+            '/w x/build-smp-kcsan/arch/x86/boot/bzImage',
+            f'{repo}/configs/qemu_x86_64_smp.py', '0', '1', '4',
+            f'{repo}/configs/x86_64-kcsan.config',
+            'kcsan.skip_watch=100 kcsan.interrupt_watcher=1'])
+        uml = targets.shell(targets.target('coverage'), '/w')
+        self.assertIn('KERNEL=/w/build/linux\n', uml)
+        self.assertIn("QEMU_CONFIG=''\n", uml)
+        self.assertIn('COVERAGE=1\n', uml)
+
+    def test_an_unknown_target_is_refused_by_name(self):
+        with self.assertRaisesRegex(ValueError, "unknown target 'nocov': "
+                                    "coverage, plain, debug, smp, smp-kcsan"):
+            targets.target('nocov')
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(targets.main(['shell', 'nocov']), 1)
+            self.assertEqual(targets.main(['shell']), 1)
+        self.assertIn('Usage: targets.py shell NAME', err.getvalue())
 
 
 if __name__ == '__main__':

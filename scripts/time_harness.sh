@@ -60,7 +60,7 @@ measure() {	# name what command...
 }
 
 if [ "$warm" != 0 ]; then
-	[ -x "$UML" ] || die "no build in $WORK: run ./run_tests.sh once first"
+	[ -x "$KERNEL" ] || die "no build in $WORK: run ./run_tests.sh once first"
 	declare -A all
 	for ((i = 1; i <= warm; i++)); do
 		measure "again-$i" "nothing changed" "$REPO/run_tests.sh"
