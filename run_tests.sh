@@ -205,7 +205,7 @@ must prepare "$REPO/scripts/prepare_tree.sh"
 if [ $guards = 1 ] && [ $smp = 1 ]; then
 	stage "prove guards in the SMP kernel"
 	must smp-build "$REPO/scripts/build_smp.sh"
-	exec "$REPO/scripts/prove_guards.sh" --smp
+	exec "$PYTHON" "$REPO/scripts/guards.py" prove --smp
 fi
 if [ $smp = 1 ]; then
 	# The x86_64 SMP layers (scripts/*smp*): their own build, no coverage.
@@ -243,11 +243,11 @@ tests=1
 must build "$REPO/scripts/build_kernel.sh"
 if [ $guards = 1 ] && [ -n "$fuzz" ]; then
 	stage "prove that the fuzzer finds the guarded defects"
-	exec "$REPO/scripts/prove_guards_fuzz.sh"
+	exec "$PYTHON" "$REPO/scripts/guards.py" prove-fuzz
 fi
 if [ $guards = 1 ]; then
 	stage "prove guards"
-	exec "$REPO/scripts/prove_guards.sh"
+	exec "$PYTHON" "$REPO/scripts/guards.py" prove
 fi
 if [ $bench = 1 ]; then
 	case $bench_which in

@@ -248,7 +248,7 @@ gcov_boot() {	# layer [part]
 }
 
 # A layer's verdict, for what judges a run without reading its printed
-# messages (prove_guards.sh): the stage scripts write $RESULTS/NAME.status
+# messages (scripts/guards.py): the stage scripts write $RESULTS/NAME.status
 # (NAME: kunit, userland, smp-kunit, smp-userland), one word:
 #   passed   every test passed and the kernel log is clean
 #   failed   a test failed or did not run (NAME.json says which)
@@ -306,29 +306,12 @@ finish_user_layer() {
 	check_console "$checker" "$console" "$what" "$name"
 }
 
-# Apply a patch to the prepared tree (tree_patch FILE [-R] to take it out):
-# the one way kernel/patches/ and kernel/guards/ are applied, with
-# tree-root paths (a/kernel/kevent/kevent.c).
-tree_patch() {	# file [-R | --dry-run]
+# Apply a patch to the prepared tree (tree_patch FILE [-R] to take it out),
+# with tree-root paths (a/kernel/kevent/kevent.c): kernel/patches/, and the
+# guards refresh_guards.sh rewrites (scripts/guards.py's Tree applies
+# them with the same options).
+tree_patch() {	# file [-R]
 	local r=--forward
 	[ "${2:-}" = -R ] && r=-R
-	[ "${2:-}" = --dry-run ] && r="--forward --dry-run"
-	# shellcheck disable=SC2086  # r is one or two options
 	patch -d "$TREE" -p1 -s $r --no-backup-if-mismatch < "$1"
-}
-
-# Put a guard of kernel/guards/ into the prepared tree (guard_apply FILE),
-# and take it out again (guard_restore; also on exit once applied).
-guard_current=
-guard_apply() {
-	# All of it or nothing: a patch that half applies would stay half in.
-	tree_patch "$1" --dry-run >/dev/null && tree_patch "$1" || return 1
-	guard_current=$1
-	trap guard_restore EXIT
-}
-
-guard_restore() {
-	[ -n "$guard_current" ] &&
-		tree_patch "$guard_current" -R
-	guard_current=
 }

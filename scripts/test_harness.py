@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Unit tests of the harness's Python: the results model (results.py),
 the coverage module (coverage/lcov_info.py), the summary's exit status
-and totals line, the guard judge (guard_status.py), the join of the
+and totals line, the guards' headers and judge (guards.py), the join of the
 user-space boots' KTAP (ktap_merge.py) and the in-kernel benchmark's
 tables (bench_kernel.py), the kernels under test (targets.py), over the
 recorded
@@ -26,7 +26,7 @@ sys.path.insert(0, HERE)
 import bench_kernel  # noqa: E402
 import check_layers  # noqa: E402
 import logscan  # noqa: E402
-import guard_status  # noqa: E402
+import guards  # noqa: E402
 import ktap_merge  # noqa: E402
 import lcov_info  # noqa: E402
 import libevent_results  # noqa: E402
@@ -226,13 +226,101 @@ class Summary(unittest.TestCase):
                              '3 passed, 2 failed\n' % absent))
 
 
-class GuardStatus(unittest.TestCase):
+class Guards(unittest.TestCase):
+    HEAD = ('Subject: [GUARD] 99-x\n\nTest: {test}\nTarget: {target}\n{more}'
+            'The story.\n---\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+Test: x.y\n')
+
+    def parse(self, test='kevent_core.a_test', target='coverage', more=''):
+        return guards.Guard.parse('/g/99-x.patch', self.HEAD.format(
+            test=test, target=target, more=more))
+
+    def test_header_lines(self):
+        g = self.parse(more='SMP: kevent_concurrency.t\nFuzz: yes\n')
+        self.assertEqual((g.name, g.test, g.target, g.smp_test, g.fuzz),
+                         ('99-x', 'kevent_core.a_test', 'coverage',
+                          'kevent_concurrency.t', True))
+        g = self.parse('user:kevent_ring_test.ring.kidx', 'debug')
+        self.assertEqual((g.test, g.smp_test, g.fuzz),
+                         ('user:kevent_ring_test.ring.kidx', '', False))
+
+    def test_bad_headers_are_refused_with_what_is_wrong(self):
+        for kw, msg in (
+                (dict(test=''), "99-x has no 'Test:' line"),
+                (dict(test='nodot'), "'Test: nodot' is neither SUITE.TEST"),
+                (dict(test='user:nodot'), "'Test: user:nodot' is neither"),
+                (dict(target='normal'), "'Target: normal' is not coverage, "
+                 "debug or smp"),
+                (dict(target='smp', test='user:p.t'), 'a user-space test in '
+                 'target smp'),
+                (dict(more='SMP: user:p.t\n'), "'SMP: user:p.t' is not "
+                 'SUITE.TEST')):
+            with self.assertRaises(guards.GuardError) as e:
+                self.parse(**kw)
+            self.assertIn(msg, str(e.exception))
+
+    def test_every_guard_of_the_repository_parses(self):
+        all_ = guards.load()
+        self.assertEqual(len(all_), len([f for f in os.listdir(guards.GUARDS)
+                                          if f.endswith('.patch')]))
+        self.assertEqual([g.name for g in guards.load('09-*')],
+                         ['09-notify-without-storage-lock'])
+        with self.assertRaisesRegex(guards.GuardError, "no guard matches 'zz'"):
+            guards.load('zz')
+
     def test_finds_kunit_and_kselftest_names(self):
         group = results.load(data('fail/userland.json'))
-        self.assertEqual(guard_status.find(group, 'kevent_ring_test', 'wraps'), 'FAIL')
-        self.assertEqual(guard_status.find(group, 'kevent_ring_test', 'ring.kidx'), 'PASS')
-        self.assertIsNone(guard_status.find(group, 'kevent_ring_test', 'absent'))
-        self.assertIsNone(guard_status.find(group, 'kevent_core', 'a'))
+        self.assertEqual(guards.find(group, 'kevent_ring_test', 'wraps'), 'FAIL')
+        self.assertEqual(guards.find(group, 'kevent_ring_test', 'ring.kidx'), 'PASS')
+        self.assertIsNone(guards.find(group, 'kevent_ring_test', 'absent'))
+        self.assertIsNone(guards.find(group, 'kevent_core', 'a'))
+        self.assertEqual(guards.test_status(data('fail/userland.json'),
+                                            'kevent_ring_test', 'wraps'), 'FAIL')
+        self.assertEqual(guards.test_status(data('no-such.json'), 's', 't'),
+                         'MISSING')
+
+    def test_verdicts(self):
+        v = guards.verdict
+        self.assertEqual(v('hung', 'PASS', '', 'L'),
+                         (True, 'failed as expected (the boot hung)'))
+        self.assertEqual(v('report', 'PASS', '', 'L')[0], True)
+        self.assertEqual(v('failed', 'FAIL', '', 'L'),
+                         (True, 'failed as expected (FAIL)'))
+        self.assertEqual(v('passed', 'PASS', '', 'L'),
+                         (False, 'PASSED: the test does not guard this bug'))
+        self.assertEqual(v('passed', 'SKIP', '', 'L'), (False, 'skipped (see L)'))
+        self.assertEqual(v('crashed', 'MISSING', 'x', 'L'),
+                         (True, 'failed as expected (no result: crashed, see L)'))
+        self.assertEqual(v('failed', 'MISSING', '[ERROR] NO TESTS RUN', 'L'),
+                         (False, 'no such test: nothing ran (see the Test: line)'))
+
+    def test_a_guard_goes_in_whole_and_comes_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(f'{d}/t/k')
+            with open(f'{d}/t/k/f.c', 'w') as f:
+                f.write('a\nb\n')
+            text = self.HEAD.format(test='s.t', target='coverage', more='')
+            text = text[:text.index('--- a/f')] + (
+                '--- a/k/f.c\n+++ b/k/f.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n')
+            with open(f'{d}/99-x.patch', 'w') as f:
+                f.write(text)
+            g = guards.Guard.parse(f'{d}/99-x.patch', text)
+            tree = guards.Tree(f'{d}/t')
+            self.assertTrue(tree.apply(g))
+            with open(f'{d}/t/k/f.c') as f:
+                self.assertEqual(f.read(), 'a\nc\n')
+            self.assertFalse(guards.Tree(f'{d}/t').apply(g))  # in already
+            tree.restore()
+            with open(f'{d}/t/k/f.c') as f:
+                self.assertEqual(f.read(), 'a\nb\n')
+            self.assertEqual(sorted(os.listdir(f'{d}/t/k')), ['f.c'])
+            # A guard whose second hunk does not apply leaves nothing in.
+            text += '--- a/k/g.c\n+++ b/k/g.c\n@@ -1 +1 @@\n-x\n+y\n'
+            with open(f'{d}/99-x.patch', 'w') as f:
+                f.write(text)
+            self.assertFalse(tree.apply(g))
+            with open(f'{d}/t/k/f.c') as f:
+                self.assertEqual(f.read(), 'a\nb\n')
+            self.assertIsNone(tree.current)
 
 
 class KtapMerge(unittest.TestCase):

@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Prove the guards: each fixed bug, put back, makes its test fail.
+
+A guard (kernel/guards/NN-name.patch) is a diff with tree-root paths that
+puts a fixed bug back, under a header of lines that this module reads:
+
+  Test:    the test that must fail: SUITE.TEST (KUnit) or
+           user:PROGRAM.TEST (a user-space test)
+  Target:  the kernel it is proven in (scripts/targets.py): coverage,
+           debug (KASAN, lockdep or real spinlocks see it) or smp
+  SMP:     optional, a KUnit test that catches it in the smp target too
+  Fuzz:    'yes' when the fuzzer must find it
+
+prove: for each guard, apply it to the prepared tree, rebuild, run the
+test through the stage's own script (run_kunit.sh, run_userland.sh,
+run_smp_kunit.sh), expect it not to pass, and take the guard out again
+(also when this program is interrupted).  The verdict comes from what the
+script records, not from what it prints: the layer's status file
+(lib.sh's layer_status: a hung boot or a kernel report is the test
+failing, as a wedged kernel looks from outside) and the test's status in
+kunit_tool's JSON.  --smp proves only what runs in the smp target: the
+'Target: smp' guards and the 'SMP:' lines.
+
+prove-fuzz: for each 'Fuzz: yes' guard, apply it, rebuild the debug UML,
+fuzz seeds 1, 2, 3 (scripts/fuzz_once.sh) until one finds the defect,
+then halve the budget (four times at most) while that seed still finds
+it.
+
+Usage: guards.py prove [--smp] [GLOB]     GLOB selects guards ('09-*')
+       guards.py prove-fuzz [GLOB]
+       guards.py list [GLOB]              each guard's target and tests
+       guards.py status JSON SUITE TEST   a test's status in kunit_tool's
+                                          JSON (MISSING when absent)
+Logs: .work/results/guards/ and .work/results/guards-fuzz/.
+"""
+import fnmatch
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import results
+import targets
+
+REPO = targets.REPO
+SCRIPTS = os.path.join(REPO, 'scripts')
+GUARDS = os.path.join(REPO, 'kernel', 'guards')
+KUNIT_TEST = re.compile(r'[A-Za-z0-9_]+\.\S+$')
+USER_TEST = re.compile(r'user:[A-Za-z0-9_-]+\.\S+$')
+PROVEN_IN = ('coverage', 'debug', 'smp')
+QEMU_MISSING = ('not run: qemu-system-x86_64 missing '
+                '(apt-get install qemu-system-x86)')
+
+
+class GuardError(Exception):
+    """A guard or a command line this program cannot work with."""
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A guard's file and its header."""
+    path: str
+    test: str
+    target: str
+    smp_test: str = ''
+    fuzz: bool = False
+
+    @property
+    def name(self):
+        return os.path.basename(self.path)[:-len('.patch')]
+
+    @classmethod
+    def parse(cls, path, text):
+        """The guard of @path from its @text; GuardError says what is wrong."""
+        name = os.path.basename(path)[:-len('.patch')]
+        fields = {}
+        for line in text.splitlines():
+            if line == '---':
+                break
+            m = re.match(r'(Test|Target|SMP|Fuzz): (.*)$', line)
+            if m:
+                fields[m.group(1)] = m.group(2).strip()
+        test = fields.get('Test', '')
+        target = fields.get('Target', '')
+        smp = fields.get('SMP', '')
+        if not test:
+            raise GuardError(f"{name} has no 'Test:' line")
+        if not (KUNIT_TEST.match(test) or USER_TEST.match(test)):
+            raise GuardError(f"{name}: 'Test: {test}' is neither SUITE.TEST "
+                             "nor user:PROGRAM.TEST")
+        if target not in PROVEN_IN:
+            raise GuardError(f"{name}: 'Target: {target}' is not "
+                             f"{', '.join(PROVEN_IN[:-1])} or {PROVEN_IN[-1]}")
+        if target == 'smp' and test.startswith('user:'):
+            raise GuardError(f'{name}: a user-space test in target smp is '
+                             'not supported')
+        if smp and (smp.startswith('user:') or not KUNIT_TEST.match(smp)):
+            raise GuardError(f"{name}: 'SMP: {smp}' is not SUITE.TEST")
+        return cls(path, test, target, smp, fields.get('Fuzz') == 'yes')
+
+
+def load(glob='*', where=GUARDS):
+    """The guards of @where whose name matches @glob, in name order."""
+    names = sorted(f for f in os.listdir(where) if f.endswith('.patch')
+                   and fnmatch.fnmatch(f[:-len('.patch')], glob))
+    if not names:
+        raise GuardError(f"no guard matches '{glob}' in kernel/guards/")
+    out = []
+    for f in names:
+        path = os.path.join(where, f)
+        with open(path) as fh:
+            out.append(Guard.parse(path, fh.read()))
+    return out
+
+
+def find(group, suite, test):
+    """kunit_tool's status of @suite's @test in the KernelCI @group, or
+    None; a user-space test matches by its name or its kselftest name
+    (FIXTURE.TEST, FIXTURE.VARIANT.TEST)."""
+    for sub in group.get('sub_groups', []):
+        if sub.get('name') == suite:
+            for case in sub.get('test_cases', []):
+                name = case.get('name', '')
+                if name == test or name.endswith('.' + test):
+                    return case.get('status', 'MISSING')
+        found = find(sub, suite, test)
+        if found:
+            return found
+    return None
+
+
+def test_status(json_path, suite, test):
+    """The status of a test in a JSON file kunit_tool wrote, MISSING when
+    the file, the suite or the test is not there (a crash or a hang
+    before it ran)."""
+    data = results.load(json_path)
+    return (find(data, suite, test) if data is not None else None) or 'MISSING'
+
+
+def verdict(layer_status, status, run_log, where):
+    """One proof's verdict from the layer's status word, the test's status
+    in the JSON and the run's printed log (@run_log, the file @where):
+    (proven, the table's text)."""
+    if layer_status == 'hung':
+        return True, 'failed as expected (the boot hung)'
+    if layer_status == 'report':
+        return True, 'failed as expected (a kernel report in the log)'
+    if status == 'MISSING' and 'NO TESTS RUN' in run_log:
+        return False, 'no such test: nothing ran (see the Test: line)'
+    if status == 'PASS':
+        return False, 'PASSED: the test does not guard this bug'
+    if status == 'SKIP':
+        return False, f'skipped (see {where})'
+    if status == 'MISSING':
+        return True, f'failed as expected (no result: crashed, see {where})'
+    return True, f'failed as expected ({status})'
+
+
+def fuzz_row(name, seed, found, least):
+    """A row of the fuzz table (found: fuzz_once.sh's verdict line)."""
+    kind, _, what = found.partition(': ')
+    return f'{name:30} {seed:5} {least:8} {(kind + ": " + what)[:100]}'
+
+
+class Tree:
+    """The prepared tree, with at most one guard in it at a time."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.current = None
+
+    def _patch(self, path, *opts):
+        with open(path) as f:
+            return subprocess.run(
+                ['patch', '-d', self.tree, '-p1', '-s', *opts,
+                 '--no-backup-if-mismatch'], stdin=f, capture_output=True,
+                text=True).returncode == 0
+
+    def apply(self, guard):
+        """Put @guard in, all of it or nothing; False when it does not apply."""
+        if not (self._patch(guard.path, '--forward', '--dry-run')
+                and self._patch(guard.path, '--forward')):
+            return False
+        self.current = guard
+        return True
+
+    def restore(self):
+        """Take the guard out again."""
+        if self.current:
+            guard, self.current = self.current, None
+            if not self._patch(guard.path, '-R'):
+                raise GuardError(f'could not take {guard.name} out of '
+                                 f'{self.tree}: restore it by hand')
+
+
+class Prover:
+    """Runs the stage scripts; the paths are lib.sh's."""
+
+    def __init__(self, work):
+        self.work = work
+        self.results = os.path.join(work, 'results')
+        self.tree = Tree(os.path.join(work, 'linux'))
+
+    def script(self, name, *args, log, target, env=None):
+        """Run scripts/NAME in @target with its output in @log; its exit status."""
+        e = dict(os.environ, KEVENT_TARGET=target, **(env or {}))
+        with open(log, 'w') as f:
+            return subprocess.run([os.path.join(SCRIPTS, name), *args],
+                                  stdout=f, stderr=subprocess.STDOUT,
+                                  env=e).returncode
+
+    def build(self, target, log):
+        t = targets.target(target)
+        return self.script('build_smp.sh' if t.qemu else 'build_kernel.sh',
+                           log=log, target=target) == 0
+
+    def layer_status(self, layer):
+        try:
+            with open(os.path.join(self.results, layer + '.status')) as f:
+                return f.read().strip()
+        except OSError:
+            return 'none'
+
+    def run_test(self, name, target, test, logs):
+        """Run @test in @target; (proven, text) as verdict() says."""
+        run_log = os.path.join(logs, name + '.run.log')
+        if test.startswith('user:'):
+            layer = 'userland'
+            suite, _, t = test[len('user:'):].partition('.')
+            self.script('run_userland.sh', log=run_log, target=target, env={
+                'USERLAND_TIMEOUT': os.environ.get('GUARD_BOOT_TIMEOUT', '240'),
+                'USERLAND_ARGS': f'INIT_ONLY={suite} INIT_TEST={t}'})
+        else:
+            suite, _, t = test.partition('.')
+            if targets.target(target).qemu:
+                layer = 'smp-kunit'
+                self.script('run_smp_kunit.sh', test, log=run_log,
+                            target=target, env={'SMP_KUNIT_TIMEOUT': '300'})
+            else:
+                layer = 'kunit'
+                self.script('run_kunit.sh', test, log=run_log, target=target,
+                            env={'KUNIT_TIMEOUT': '300'})
+        json_path = os.path.join(logs, name + '.json')
+        try:
+            shutil.copy(os.path.join(self.results, layer + '.json'), json_path)
+        except OSError:
+            if os.path.exists(json_path):
+                os.remove(json_path)
+        with open(run_log, errors='replace') as f:
+            printed = f.read()
+        return verdict(self.layer_status(layer),
+                       test_status(json_path, suite, t), printed, run_log)
+
+    def prove(self, guard, target, test, logs):
+        """One row of the table: (name, test, proven, text)."""
+        name = guard.name + ('-smp' if target == 'smp' else '')
+        if target == 'smp' and not shutil.which('qemu-system-x86_64'):
+            return name, test, False, QEMU_MISSING
+        print(f'guard {name}: {test} (target {target})', flush=True)
+        if not self.tree.apply(guard):
+            return name, test, False, 'does not apply to the current sources'
+        try:
+            build_log = os.path.join(logs, name + '.build.log')
+            if not self.build(target, build_log):
+                return name, test, False, f'build failed (see {build_log})'
+            return (name, test) + self.run_test(name, target, test, logs)
+        finally:
+            self.tree.restore()
+
+    def rebuild(self, names, logs, smp_only):
+        """Leave the builds matching the sources again."""
+        for target in names:
+            t = targets.target(target)
+            kernel = t.kernel(os.path.join(self.work, t.build))
+            if os.path.exists(kernel) and (t.qemu or not smp_only):
+                self.build(target, os.path.join(logs, f'rebuild-{target}.log'))
+
+
+def prove_all(prover, guards, smp_only):
+    """Prove @guards; print the table; the exit status."""
+    logs = os.path.join(prover.results, 'guards')
+    os.makedirs(logs, exist_ok=True)
+    if not smp_only and any(g.test.startswith('user:') for g in guards):
+        log = os.path.join(logs, 'userland.log')
+        if prover.script('build_userland.sh', log=log, target='coverage'):
+            raise GuardError(f'cannot build the test initramfs (see {log})')
+    rows = []
+    try:
+        for g in guards:
+            if not smp_only or g.target == 'smp':
+                rows.append(prover.prove(g, g.target, g.test, logs))
+            if g.smp_test:
+                rows.append(prover.prove(g, 'smp', g.smp_test, logs))
+    finally:
+        prover.rebuild(('coverage', 'debug', 'smp'), logs, smp_only)
+    print(f'\n{"guard":40} {"test":64} result')
+    for name, test, _, text in rows:
+        print(f'{name:40} {test:64} {text}')
+    if not rows:
+        raise GuardError('no guard with an SMP proof matches')
+    if not all(ok for _, _, ok, _ in rows):
+        raise GuardError('some guards are not proven (above)')
+    print(f'all {len(rows)} guards proven')
+    return 0
+
+
+def fuzz_once(prover, log, seed, ops):
+    """scripts/fuzz_once.sh: (found, its verdict line)."""
+    e = dict(os.environ, KEVENT_TARGET='debug')
+    out = subprocess.run([os.path.join(SCRIPTS, 'fuzz_once.sh'), log,
+                          '--seed', str(seed), '--ops', str(ops)],
+                         capture_output=True, text=True, env=e)
+    line = (out.stdout.strip().splitlines() or ['crash: no verdict'])[-1]
+    return out.returncode != 0, line
+
+
+def prove_fuzz(prover, guards):
+    """The fuzzer finds each 'Fuzz: yes' guard's defect; the exit status."""
+    logs = os.path.join(prover.results, 'guards-fuzz')
+    os.makedirs(logs, exist_ok=True)
+    ops = int(os.environ.get('FUZZ_OPS', '100000'))
+    log = os.path.join(logs, 'userland.log')
+    if prover.script('build_userland.sh', log=log, target='debug'):
+        raise GuardError(f'cannot build the test initramfs (see {log})')
+    rows, bad = [], False
+    try:
+        for g in (g for g in guards if g.fuzz):
+            print(f'guard {g.name}: fuzzing the debug UML with the defect '
+                  'put back', flush=True)
+            if not prover.tree.apply(g):
+                rows.append(fuzz_row(g.name, '-', 'does not apply', '-'))
+                bad = True
+                continue
+            try:
+                build_log = os.path.join(logs, g.name + '.build.log')
+                if not prover.build('debug', build_log):
+                    rows.append(fuzz_row(g.name, '-', 'build failed (see '
+                                         f'{build_log})', '-'))
+                    bad = True
+                    continue
+                for seed in (1, 2, 3):
+                    found, line = fuzz_once(prover, os.path.join(
+                        logs, f'{g.name}-seed{seed}.log'), seed, ops)
+                    print(f'  seed {seed}: {line}', flush=True)
+                    if found:
+                        break
+                if not found:
+                    rows.append(fuzz_row(g.name, '1-3', 'not found', '-'))
+                    bad = True
+                    continue
+                least, n = ops, ops // 2
+                for _ in range(4):
+                    if n < 64 or not fuzz_once(prover, os.path.join(
+                            logs, f'{g.name}-least.log'), seed, n)[0]:
+                        break
+                    least, n = n, n // 2
+                rows.append(fuzz_row(g.name, seed, line, least))
+            finally:
+                prover.tree.restore()
+    finally:
+        prover.build('debug', os.path.join(logs, 'rebuild.log'))
+    print(f'\n{"guard":30} {"seed":5} {"ops":8} found')
+    print('\n'.join(rows))
+    if not rows:
+        raise GuardError("no 'Fuzz: yes' guard matches")
+    if bad:
+        raise GuardError('the fuzzer missed some defects (above)')
+    print(f'the fuzzer found all {len(rows)} defects; replay one with '
+          './run_tests.sh --fuzz SEED --fuzz-ops N')
+    return 0
+
+
+def interrupted(signum, _frame):
+    """SIGTERM or SIGHUP: end as an interrupt does, through the finally
+    clauses that take the guard out."""
+    raise SystemExit(128 + signum)
+
+
+def main(argv):
+    usage = __doc__[__doc__.index('Usage:'):].rstrip()
+    cmd, args = (argv[0], argv[1:]) if argv else ('', [])
+    try:
+        if cmd == 'status' and len(args) == 3:
+            print(test_status(*args))
+            return 0
+        smp_only = cmd == 'prove' and args[:1] == ['--smp']
+        args = args[1:] if smp_only else args
+        if cmd not in ('prove', 'prove-fuzz', 'list') or len(args) > 1:
+            print(usage, file=sys.stderr)
+            return 2
+        guards = load(*args)
+        if cmd == 'list':
+            for g in guards:
+                smp = f'  SMP: {g.smp_test}' if g.smp_test else ''
+                fuzz = '  Fuzz: yes' if g.fuzz else ''
+                print(f'{g.name:40} {g.target:8} {g.test}{smp}{fuzz}')
+            return 0
+        for s in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, interrupted)
+        work = os.environ.get('KEVENT_WORK') or os.path.join(REPO, '.work')
+        prover = Prover(work)
+        if cmd == 'prove':
+            return prove_all(prover, guards, smp_only)
+        return prove_fuzz(prover, guards)
+    except GuardError as e:
+        print(f'error: {e}', file=sys.stderr)
+        return 1
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
