@@ -269,7 +269,7 @@ if [ -n "$fuzz" ]; then
 	rm -f "$RESULTS/fuzz.json"
 	run_stage userland-build "$REPO/scripts/build_userland.sh"
 	# shellcheck disable=SC2046  # the seeds are words
-	run_stage fuzz "$REPO/scripts/run_fuzz.sh" $(tr , ' ' <<< "$fuzz")
+	run_stage fuzz "$PYTHON" "$REPO/scripts/fuzz.py" run $(tr , ' ' <<< "$fuzz")
 	stage summary
 	printf '  stage times: %s\n' "$(IFS=,; echo "${timings[*]}")"
 	exec "$PYTHON" "$REPO/scripts/summary.py" --results "$RESULTS" --tree "$TREE" \

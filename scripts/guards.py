@@ -23,7 +23,7 @@ kunit_tool's JSON.  --smp proves only what runs in the smp target: the
 'Target: smp' guards and the 'SMP:' lines.
 
 prove-fuzz: for each 'Fuzz: yes' guard, apply it, rebuild the debug UML,
-fuzz seeds 1, 2, 3 (scripts/fuzz_once.sh) until one finds the defect,
+fuzz seeds 1, 2, 3 (scripts/fuzz.py) until one finds the defect,
 then halve the budget (four times at most) while that seed still finds
 it.
 
@@ -43,12 +43,12 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+import fuzz
 import results
+import stages
 import targets
 
-REPO = targets.REPO
-SCRIPTS = os.path.join(REPO, 'scripts')
-GUARDS = os.path.join(REPO, 'kernel', 'guards')
+GUARDS = os.path.join(stages.REPO, 'kernel', 'guards')
 KUNIT_TEST = re.compile(r'[A-Za-z0-9_]+\.\S+$')
 USER_TEST = re.compile(r'user:[A-Za-z0-9_-]+\.\S+$')
 PROVEN_IN = ('coverage', 'debug', 'smp')
@@ -161,7 +161,7 @@ def verdict(layer_status, status, run_log, where):
 
 
 def fuzz_row(name, seed, found, least):
-    """A row of the fuzz table (found: fuzz_once.sh's verdict line)."""
+    """A row of the fuzz table (found: fuzz.once()'s verdict)."""
     kind, _, what = found.partition(': ')
     return f'{name:30} {seed:5} {least:8} {(kind + ": " + what)[:100]}'
 
@@ -198,61 +198,46 @@ class Tree:
 
 
 class Prover:
-    """Runs the stage scripts; the paths are lib.sh's."""
+    """Proves guards in the prepared tree, through the stage scripts."""
 
-    def __init__(self, work):
-        self.work = work
-        self.results = os.path.join(work, 'results')
-        self.tree = Tree(os.path.join(work, 'linux'))
+    def __init__(self):
+        self.tree = Tree(stages.TREE)
 
-    def script(self, name, *args, log, target, env=None):
-        """Run scripts/NAME in @target with its output in @log; its exit status."""
-        e = dict(os.environ, KEVENT_TARGET=target, **(env or {}))
-        with open(log, 'w') as f:
-            return subprocess.run([os.path.join(SCRIPTS, name), *args],
-                                  stdout=f, stderr=subprocess.STDOUT,
-                                  env=e).returncode
-
-    def build(self, target, log):
+    @staticmethod
+    def build(target, log):
         t = targets.target(target)
-        return self.script('build_smp.sh' if t.qemu else 'build_kernel.sh',
-                           log=log, target=target) == 0
+        return stages.script('build_smp.sh' if t.qemu else 'build_kernel.sh',
+                             target=target, log=log) == 0
 
-    def layer_status(self, layer):
-        try:
-            with open(os.path.join(self.results, layer + '.status')) as f:
-                return f.read().strip()
-        except OSError:
-            return 'none'
-
-    def run_test(self, name, target, test, logs):
+    @staticmethod
+    def run_test(name, target, test, logs):
         """Run @test in @target; (proven, text) as verdict() says."""
         run_log = os.path.join(logs, name + '.run.log')
         if test.startswith('user:'):
             layer = 'userland'
             suite, _, t = test[len('user:'):].partition('.')
-            self.script('run_userland.sh', log=run_log, target=target, env={
+            stages.script('run_userland.sh', target=target, log=run_log, env={
                 'USERLAND_TIMEOUT': os.environ.get('GUARD_BOOT_TIMEOUT', '240'),
                 'USERLAND_ARGS': f'INIT_ONLY={suite} INIT_TEST={t}'})
         else:
             suite, _, t = test.partition('.')
             if targets.target(target).qemu:
                 layer = 'smp-kunit'
-                self.script('run_smp_kunit.sh', test, log=run_log,
-                            target=target, env={'SMP_KUNIT_TIMEOUT': '300'})
+                stages.script('run_smp_kunit.sh', test, target=target,
+                              log=run_log, env={'SMP_KUNIT_TIMEOUT': '300'})
             else:
                 layer = 'kunit'
-                self.script('run_kunit.sh', test, log=run_log, target=target,
-                            env={'KUNIT_TIMEOUT': '300'})
+                stages.script('run_kunit.sh', test, target=target,
+                              log=run_log, env={'KUNIT_TIMEOUT': '300'})
         json_path = os.path.join(logs, name + '.json')
         try:
-            shutil.copy(os.path.join(self.results, layer + '.json'), json_path)
+            shutil.copy(os.path.join(stages.RESULTS, layer + '.json'), json_path)
         except OSError:
             if os.path.exists(json_path):
                 os.remove(json_path)
         with open(run_log, errors='replace') as f:
             printed = f.read()
-        return verdict(self.layer_status(layer),
+        return verdict(stages.layer_status(layer),
                        test_status(json_path, suite, t), printed, run_log)
 
     def prove(self, guard, target, test, logs):
@@ -274,19 +259,18 @@ class Prover:
     def rebuild(self, names, logs, smp_only):
         """Leave the builds matching the sources again."""
         for target in names:
-            t = targets.target(target)
-            kernel = t.kernel(os.path.join(self.work, t.build))
-            if os.path.exists(kernel) and (t.qemu or not smp_only):
+            if os.path.exists(stages.kernel(target)) and \
+                    (targets.target(target).qemu or not smp_only):
                 self.build(target, os.path.join(logs, f'rebuild-{target}.log'))
 
 
 def prove_all(prover, guards, smp_only):
     """Prove @guards; print the table; the exit status."""
-    logs = os.path.join(prover.results, 'guards')
+    logs = os.path.join(stages.RESULTS, 'guards')
     os.makedirs(logs, exist_ok=True)
     if not smp_only and any(g.test.startswith('user:') for g in guards):
         log = os.path.join(logs, 'userland.log')
-        if prover.script('build_userland.sh', log=log, target='coverage'):
+        if stages.script('build_userland.sh', log=log, target='coverage'):
             raise GuardError(f'cannot build the test initramfs (see {log})')
     rows = []
     try:
@@ -308,23 +292,19 @@ def prove_all(prover, guards, smp_only):
     return 0
 
 
-def fuzz_once(prover, log, seed, ops):
-    """scripts/fuzz_once.sh: (found, its verdict line)."""
-    e = dict(os.environ, KEVENT_TARGET='debug')
-    out = subprocess.run([os.path.join(SCRIPTS, 'fuzz_once.sh'), log,
-                          '--seed', str(seed), '--ops', str(ops)],
-                         capture_output=True, text=True, env=e)
-    line = (out.stdout.strip().splitlines() or ['crash: no verdict'])[-1]
-    return out.returncode != 0, line
+def fuzz_once(log, seed, ops):
+    """One fuzzing boot: (found, its verdict)."""
+    line = fuzz.once(log, ['--seed', str(seed), '--ops', str(ops)])
+    return line != 'ok', line
 
 
 def prove_fuzz(prover, guards):
     """The fuzzer finds each 'Fuzz: yes' guard's defect; the exit status."""
-    logs = os.path.join(prover.results, 'guards-fuzz')
+    logs = os.path.join(stages.RESULTS, 'guards-fuzz')
     os.makedirs(logs, exist_ok=True)
-    ops = int(os.environ.get('FUZZ_OPS', '100000'))
+    ops, _ = fuzz.budget()
     log = os.path.join(logs, 'userland.log')
-    if prover.script('build_userland.sh', log=log, target='debug'):
+    if stages.script('build_userland.sh', log=log, target='debug'):
         raise GuardError(f'cannot build the test initramfs (see {log})')
     rows, bad = [], False
     try:
@@ -343,7 +323,7 @@ def prove_fuzz(prover, guards):
                     bad = True
                     continue
                 for seed in (1, 2, 3):
-                    found, line = fuzz_once(prover, os.path.join(
+                    found, line = fuzz_once(os.path.join(
                         logs, f'{g.name}-seed{seed}.log'), seed, ops)
                     print(f'  seed {seed}: {line}', flush=True)
                     if found:
@@ -354,7 +334,7 @@ def prove_fuzz(prover, guards):
                     continue
                 least, n = ops, ops // 2
                 for _ in range(4):
-                    if n < 64 or not fuzz_once(prover, os.path.join(
+                    if n < 64 or not fuzz_once(os.path.join(
                             logs, f'{g.name}-least.log'), seed, n)[0]:
                         break
                     least, n = n, n // 2
@@ -401,8 +381,7 @@ def main(argv):
             return 0
         for s in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(s, interrupted)
-        work = os.environ.get('KEVENT_WORK') or os.path.join(REPO, '.work')
-        prover = Prover(work)
+        prover = Prover()
         if cmd == 'prove':
             return prove_all(prover, guards, smp_only)
         return prove_fuzz(prover, guards)

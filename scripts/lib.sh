@@ -30,7 +30,7 @@
 #                         the gate needs 5), folded into medians
 #   KEVENT_QEMU_CPUS=N    the vCPUs check_smp_log.sh expects (default 4)
 #   FUZZ_OPS, FUZZ_TIME, FUZZ_REDUCE, FUZZ_REDUCE_BOOTS,
-#   FUZZ_COVERAGE_TIME    the fuzzer's budget (run_fuzz.sh, fuzz_reduce.sh)
+#   FUZZ_COVERAGE_TIME    the fuzzer's budget (scripts/fuzz.py)
 #   KEVENT_WHOLE_MAKE=1   build_kernel.sh makes the whole tree even when
 #                         only kevent's C files changed
 #   KBUILD_TRY_RUN_CACHE  1 (set here): every make of a build dir keeps

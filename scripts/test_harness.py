@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Unit tests of the harness's Python: the results model (results.py),
 the coverage module (coverage/lcov_info.py), the summary's exit status
-and totals line, the guards' headers and judge (guards.py), the join of the
+and totals line, the guards' headers and judge (guards.py), a fuzzing
+boot's verdict (fuzz.py), the join of the
 user-space boots' KTAP (ktap_merge.py) and the in-kernel benchmark's
 tables (bench_kernel.py), the kernels under test (targets.py), over the
 recorded
@@ -25,6 +26,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'coverage'))
 sys.path.insert(0, HERE)
 import bench_kernel  # noqa: E402
 import check_layers  # noqa: E402
+import fuzz  # noqa: E402
 import logscan  # noqa: E402
 import guards  # noqa: E402
 import ktap_merge  # noqa: E402
@@ -224,6 +226,48 @@ class Summary(unittest.TestCase):
                          (1, 'failed: run.json: FAIL userland.kevent_ring_test.ring.wraps\n'
                              'failed: %s: no results\n'
                              '3 passed, 2 failed\n' % absent))
+
+
+class Fuzz(unittest.TestCase):
+    OK = ('kevent-init: fuzz\nkevent-fuzz: 100000 operations in 3.1 s\n'
+          'kevent-fuzz: result ok\nkevent-init: done, powering off\n')
+
+    def test_verdicts(self):
+        j = fuzz.judge
+        self.assertEqual(j(self.OK, 0, 60), 'ok')
+        finding = ('kevent-fuzz: FINDING kevent 7 returned twice in one call\n'
+                   'kevent-fuzz: op 5 ctl add\nkevent-fuzz: result FAIL\n')
+        self.assertEqual(j(finding, 0, 60),
+                         'finding: kevent 7 returned twice in one call')
+        self.assertEqual(j(finding, 137, 60),
+                         'finding: kevent 7 returned twice in one call; '
+                         'then the UML stopped answering')
+        self.assertEqual(j('kevent-init: fuzz\n', 124, 60),
+                         'hang: the UML stopped answering, killed after 180 s')
+        report = 'a\n[ 3.0] BUG: KASAN: use-after-free in kevent_dequeue\n'
+        self.assertEqual(j(report + self.OK, 0, 60), 'kernel-report: '
+                         '[ 3.0] BUG: KASAN: use-after-free in kevent_dequeue')
+        self.assertEqual(j('kevent-init: fuzz\n', 1, 60), 'crash: the UML exited '
+                         "with status 1 before the fuzzer's result")
+        self.assertEqual(j('kevent-init: fuzz exited with status 9\n', 0, 60),
+                         'crash: no result from the fuzzer '
+                         '(kevent-init: fuzz exited with status 9)')
+        self.assertEqual(j('', 0, 60),
+                         'crash: no result from the fuzzer (no exit status)')
+
+    def test_the_finding_is_shown_from_its_line_to_the_result(self):
+        console = ('x\nkevent-fuzz: op 1\nkevent-fuzz: FINDING f\n'
+                   'detail\nkevent-fuzz: result FAIL\nafter\n')
+        self.assertEqual(fuzz.excerpt(console), [
+            'kevent-fuzz: FINDING f', 'detail', 'kevent-fuzz: result FAIL'])
+        self.assertEqual(fuzz.excerpt(self.OK), [])
+
+    def test_seeds(self):
+        self.assertEqual(fuzz.seed_of('17'), 17)
+        self.assertGreater(fuzz.seed_of('time'), 1700000000)
+        for bad in ('0', '-1', 'x', ''):
+            with self.assertRaisesRegex(ValueError, 'a positive number'):
+                fuzz.seed_of(bad)
 
 
 class Guards(unittest.TestCase):

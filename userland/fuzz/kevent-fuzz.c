@@ -271,7 +271,7 @@ static void found(const char *what, const char *fmt, ...)
 /*
  * The timing oracle.  Every kevent call of the workers runs between
  * call_begin() and call_end(): it must return within its timeout plus
- * slack_ns (2 s times INIT_TOLERANCE_SCALE: 10 s in fuzz_once.sh, so a
+ * slack_ns (2 s times INIT_TOLERANCE_SCALE: 10 s in scripts/fuzz.py, so a
  * debug UML on a loaded host, descheduled by the host and by the other
  * threads' heavy operations, stays far inside it, while one call that
  * runs on, as kevent_wait() did with 1 ns timers and a huge ring, is
