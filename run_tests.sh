@@ -147,7 +147,6 @@ target=coverage
 [ $kcsan = 0 ] || [ $guards = 0 ] || die "--kcsan does not go with --prove-guards"
 # --prove-guards proves some guards in the SMP kernel too: QEMU.
 [ $smp = 1 ] || [ $guards = 1 ] && export SETUP_SMP=1
-set_target "$target"
 
 failed=()
 timings=()
@@ -201,6 +200,7 @@ join_stage() {	# name
 }
 
 must setup "$REPO/scripts/setup.sh"
+set_target "$target"	# python3 is there now
 must prepare "$REPO/scripts/prepare_tree.sh"
 if [ $guards = 1 ] && [ $smp = 1 ]; then
 	stage "prove guards in the SMP kernel"

@@ -97,7 +97,11 @@ set_target() {	# coverage|plain|debug|smp|smp-kcsan
 [ -z "${KEVENT_FLAVOUR:-}" ] ||
 	die "KEVENT_FLAVOUR is now KEVENT_TARGET (coverage, plain for nocov, debug, smp, smp-kcsan)"
 [ "${KCSAN:-0}" = 0 ] || die "KCSAN=1 is now KEVENT_TARGET=smp-kcsan"
-set_target "${KEVENT_TARGET:-coverage}"
+# Loaded once python3 is there: setup.sh, which installs it on a machine
+# without it, needs no target (run_tests.sh sets one after the setup).
+if command -v "$PYTHON" >/dev/null 2>&1; then
+	set_target "${KEVENT_TARGET:-coverage}"
+fi
 
 # init's parameters are INIT_* (userland/init.c); KEVENT_* are the host's
 # knobs above.  An old spelling in USERLAND_ARGS would reach init unread

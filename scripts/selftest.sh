@@ -61,6 +61,9 @@ check "an unknown target is refused" 1 \
 check "the old KEVENT_FLAVOUR is refused" 1 \
 	env KEVENT_FLAVOUR=debug bash -c ". '$REPO/scripts/lib.sh'"
 check "the old KCSAN=1 is refused" 1 env KCSAN=1 bash -c ". '$REPO/scripts/lib.sh'"
+# A machine without python3 (before setup.sh installs it) sources lib.sh.
+check "lib.sh loads without python3" 0 \
+	env KEVENT_PYTHON=/nonexistent/python3 bash -c ". '$REPO/scripts/lib.sh'"
 
 # The results model, the coverage module, the summary's totals and exit
 # status, the guard judge: Python unit tests.
