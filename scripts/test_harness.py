@@ -3,7 +3,8 @@
 """Unit tests of the harness's Python: the results model (results.py),
 the coverage module (coverage/lcov_info.py), the summary's exit status
 and totals line, the guards' headers and judge (guards.py), a fuzzing
-boot's verdict (fuzz.py), the join of the
+boot's verdict (fuzz.py), the orchestrator's options (harness.py), the
+join of the
 user-space boots' KTAP (ktap_merge.py) and the in-kernel benchmark's
 tables (bench_kernel.py), the kernels under test (targets.py), over the
 recorded
@@ -12,9 +13,11 @@ of ./run_tests.sh), or alone: python3 scripts/test_harness.py -v
 """
 
 import contextlib
+import inspect
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -29,6 +32,7 @@ import check_layers  # noqa: E402
 import fuzz  # noqa: E402
 import logscan  # noqa: E402
 import guards  # noqa: E402
+import harness  # noqa: E402
 import ktap_merge  # noqa: E402
 import lcov_info  # noqa: E402
 import libevent_results  # noqa: E402
@@ -226,6 +230,69 @@ class Summary(unittest.TestCase):
                          (1, 'failed: run.json: FAIL userland.kevent_ring_test.ring.wraps\n'
                              'failed: %s: no results\n'
                              '3 passed, 2 failed\n' % absent))
+
+
+class Harness(unittest.TestCase):
+    def opts(self, *argv):
+        o = harness.parse(list(argv))
+        return (o.target, o.tests, o.filter, o.fuzz, o.bench_which,
+                o.bench_args, o.libevent, o.json, o.lint)
+
+    def test_options_and_their_target(self):
+        self.assertEqual(self.opts('kevent_core.*', '--json', 'r.json'), (
+            'coverage', True, 'kevent_core.*', '', 'all', [], '', 'r.json', True))
+        self.assertEqual(self.opts('--debug', '--no-coverage')[:2], ('debug', True))
+        self.assertEqual(self.opts('--no-coverage')[:2], ('plain', True))
+        self.assertEqual(self.opts('--smp', '--kcsan', '--no-lint'), (
+            'smp-kcsan', True, '', '', 'all', [], '', '', False))
+        self.assertEqual(self.opts('--fuzz', '1,time', '--fuzz-time', '90')[:4],
+                         ('debug', False, '', '1,time'))
+        # A word after --fuzz that is not a seed is the KUnit glob.
+        self.assertEqual(self.opts('--fuzz', 'kevent_core*')[2:4],
+                         ('kevent_core*', '1'))
+        self.assertEqual(self.opts('--fuzz=5')[3], '5')
+        self.assertEqual(self.opts('--bench', 'kernel', '--bench-save', '/d'), (
+            'plain', False, '', '', 'kernel', ['--save', '/d'], '', '', True))
+        self.assertEqual(self.opts('--libevent')[:2] + self.opts('--libevent')[6:7],
+                         ('coverage', True, '1'))
+        self.assertEqual(self.opts('--libevent', 'only')[1], False)
+        o = harness.parse(['--jobs=3', '--fuzz-ops', '64'])
+        self.assertEqual((o.jobs, o.fuzz_ops), ('3', '64'))
+
+    def test_subcommands_are_the_options(self):
+        for mode, argv in (('fuzz', ['--fuzz', '3']), ('bench', ['--bench', 'user']),
+                           ('libevent', ['--libevent', 'only']),
+                           ('smp', ['--smp', '--kcsan']), ('shell', ['--shell']),
+                           ('prove-guards', ['--prove-guards'])):
+            self.assertEqual(self.opts(mode, *argv[1:]), self.opts(*argv), mode)
+        self.assertEqual(self.opts('run', 'x*'), self.opts('x*'))
+
+    def test_what_cannot_run_is_refused_with_why(self):
+        for argv, msg in (
+                (['--kcsan'], '--kcsan goes with --smp'),
+                (['--smp', '--kcsan', '--prove-guards'], 'does not go with --prove'),
+                (['--bench-save', '/d'], 'go with --bench kernel'),
+                (['--bench', '--bench-base', '/d'], 'go with --bench kernel'),
+                (['--bench=foo'], "--bench takes kernel, user or all, not 'foo'"),
+                (['--jobs', '0'], "--jobs wants a positive number, not '0'"),
+                (['--jobs'], '--jobs needs a number'),
+                (['--json'], '--json needs a file name'),
+                (['--no-lint=1'], 'unknown option --no-lint='),
+                (['--bogus'], 'unknown option --bogus')):
+            with self.assertRaises(harness.Usage) as e:
+                harness.parse(argv)
+            self.assertIn(msg, str(e.exception), argv)
+
+    def test_every_option_is_in_the_usage(self):
+        src = inspect.getsource(harness.parse)
+        with open(os.path.join(HERE, 'usage.txt')) as f:
+            usage = f.read()
+        opts = set(re.findall(r"'(--?[a-z-]+)'", src))
+        self.assertGreater(len(opts), 15)
+        for opt in opts:
+            self.assertIn(opt, usage)
+        for mode in harness.MODES:
+            self.assertIn(mode, usage)
 
 
 class Fuzz(unittest.TestCase):
