@@ -34,6 +34,17 @@ MODES = {'run': [], 'shell': ['--shell'], 'bench': ['--bench'],
          'smp': ['--smp'], 'libevent': ['--libevent']}
 
 
+# The options that set one attribute of Options, and those that take a
+# value (with what it is, for the message when it is missing).
+FLAGS = {'--no-coverage': ('nocov', True), '--no-lint': ('lint', False),
+         '--debug': ('debug', True), '--shell': ('shell', True),
+         '--prove-guards': ('guards', True), '--smp': ('smp', True),
+         '--kcsan': ('kcsan', True)}
+VALUES = {'--jobs': ('jobs', 'a number'), '--json': ('json', 'a file name'),
+          '--fuzz-ops': ('fuzz_ops', 'a number'),
+          '--fuzz-time': ('fuzz_time', 'seconds')}
+
+
 class Usage(Exception):
     """A command line the harness cannot run, with what is wrong."""
 
@@ -100,18 +111,10 @@ def parse(argv):
                 raise Usage(f'unknown option {a}=')
         if a in ('-h', '--help'):
             raise SystemExit(print_usage(sys.stdout) or 0)
-        elif a == '--jobs':
-            o.jobs = value(a, 'a number')
-        elif a == '--no-coverage':
-            o.nocov = True
-        elif a == '--no-lint':
-            o.lint = False
-        elif a == '--debug':
-            o.debug = True
-        elif a == '--shell':
-            o.shell = True
-        elif a == '--prove-guards':
-            o.guards = True
+        elif a in FLAGS:
+            setattr(o, *FLAGS[a])
+        elif a in VALUES:
+            setattr(o, VALUES[a][0], value(a, VALUES[a][1]))
         elif a == '--bench':
             o.bench = True
             if eq or nxt in ('kernel', 'user', 'all'):
@@ -125,20 +128,10 @@ def parse(argv):
             o.fuzz = '1'
             if eq or nxt[:1].isdigit() or nxt.startswith('time'):
                 o.fuzz = args.pop(0)
-        elif a == '--fuzz-ops':
-            o.fuzz_ops = value(a, 'a number')
-        elif a == '--fuzz-time':
-            o.fuzz_time = value(a, 'seconds')
-        elif a == '--smp':
-            o.smp = True
-        elif a == '--kcsan':
-            o.kcsan = True
         elif a == '--libevent':
             o.libevent = '1'
             if nxt in ('only', 'bench'):
                 o.libevent = args.pop(0)
-        elif a == '--json':
-            o.json = value(a, 'a file name')
         elif a.startswith('-'):
             raise Usage(f'unknown option {a}')
         else:
