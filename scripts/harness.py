@@ -312,6 +312,10 @@ def tests_run(run, o):
 
 
 def main(argv):
+    # time: what a run costs, beside kunit_tool's own build (its own
+    # runs of ./run_tests.sh).
+    if argv[:1] == ['time']:
+        execute([script('time_harness.sh'), *argv[1:]])
     try:
         o = parse(argv)
     except Usage as e:

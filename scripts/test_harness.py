@@ -292,7 +292,7 @@ class Harness(unittest.TestCase):
         self.assertGreater(len(opts), 15)
         for opt in opts:
             self.assertIn(opt, usage)
-        for mode in harness.MODES:
+        for mode in list(harness.MODES) + ['time [DIR | --warm [N]]']:
             self.assertIn(mode, usage)
 
 
