@@ -13,8 +13,8 @@ puts a fixed bug back, under a header of lines that this module reads:
   Fuzz:    'yes' when the fuzzer must find it
 
 prove: for each guard, apply it to the prepared tree, rebuild, run the
-test through the stage's own script (run_kunit.sh, run_userland.sh,
-run_smp_kunit.sh), expect it not to pass, and take the guard out again
+test through the stage's own program (kunit_layer.py, run_userland.sh),
+expect it not to pass, and take the guard out again
 (also when this program is interrupted).  The verdict comes from what the
 script records, not from what it prints: the layer's status file
 (lib.sh's layer_status: a hung boot or a kernel report is the test
@@ -221,14 +221,9 @@ class Prover:
                 'USERLAND_ARGS': f'INIT_ONLY={suite} INIT_TEST={t}'})
         else:
             suite, _, t = test.partition('.')
-            if targets.target(target).qemu:
-                layer = 'smp-kunit'
-                stages.script('run_smp_kunit.sh', test, target=target,
-                              log=run_log, env={'SMP_KUNIT_TIMEOUT': '300'})
-            else:
-                layer = 'kunit'
-                stages.script('run_kunit.sh', test, target=target,
-                              log=run_log, env={'KUNIT_TIMEOUT': '300'})
+            layer = 'smp-kunit' if targets.target(target).qemu else 'kunit'
+            stages.script('kunit_layer.py', test, target=target, log=run_log,
+                          env={'SMP_KUNIT_TIMEOUT': '300', 'KUNIT_TIMEOUT': '300'})
         json_path = os.path.join(logs, name + '.json')
         try:
             shutil.copy(os.path.join(stages.RESULTS, layer + '.json'), json_path)

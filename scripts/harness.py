@@ -250,7 +250,7 @@ def smp_run(run, o):
     report stays the UML runs')."""
     remove('smp-*.json')
     run.must('smp-build', script('build_smp.sh'))
-    run.stage('smp-kunit', script('run_smp_kunit.sh'), o.filter)
+    run.stage('smp-kunit', sys.executable, script('kunit_layer.py'), o.filter)
     run.stage('smp-userland-build', script('build_userland.sh'))
     run.stage('smp-userland', script('run_smp_userland.sh'))
     run.summary('smp-kunit,smp-userland', '')
@@ -285,7 +285,7 @@ def tests_run(run, o):
     # Each boot writes its own gcov data (lib.sh's gcov_boot).
     remove('*.json', 'coverage-*.info')
     run.join('userland-build')
-    run.stage('kunit', script('run_kunit.sh'), o.filter)
+    run.stage('kunit', sys.executable, script('kunit_layer.py'), o.filter)
     if 'userland-build' not in run.failed:
         run.stage('userland', script('run_userland.sh'))
         if o.libevent == '1':

@@ -52,7 +52,7 @@ KUNIT_PY=$TREE/tools/testing/kunit/kunit.py
 # The KUnit suites of the test runs: kevent's, less the very slow ones (the
 # benchmark, kevent_bench: ./run_tests.sh --bench).  kunit_tool takes them
 # as a glob and --filter; a boot without kunit_tool, as kunit.filter_glob
-# and kunit.filter (KUNIT_BOOT_ARGS).
+# and kunit.filter (KUNIT_BOOT_ARGS).  (scripts/kunit_layer.py has them too.)
 KUNIT_TESTS='kevent*'
 KUNIT_FILTER='speed>very_slow'
 KUNIT_BOOT_ARGS=("kunit.filter_glob=$KUNIT_TESTS" "kunit.filter=$KUNIT_FILTER")

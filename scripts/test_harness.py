@@ -4,7 +4,7 @@
 the coverage module (coverage/lcov_info.py), the summary's exit status
 and totals line, the guards' headers and judge (guards.py), a fuzzing
 boot's verdict (fuzz.py), the orchestrator's options (harness.py), the
-join of the
+KUnit layer's verdict (kunit_layer.py), the join of the
 user-space boots' KTAP (ktap_merge.py) and the in-kernel benchmark's
 tables (bench_kernel.py), the kernels under test (targets.py), over the
 recorded
@@ -34,6 +34,7 @@ import logscan  # noqa: E402
 import guards  # noqa: E402
 import harness  # noqa: E402
 import ktap_merge  # noqa: E402
+import kunit_layer  # noqa: E402
 import lcov_info  # noqa: E402
 import libevent_results  # noqa: E402
 import results  # noqa: E402
@@ -294,6 +295,37 @@ class Harness(unittest.TestCase):
             self.assertIn(opt, usage)
         for mode in list(harness.MODES) + ['time [DIR | --warm [N]]']:
             self.assertIn(mode, usage)
+
+
+class KunitLayer(unittest.TestCase):
+    def test_tee(self):
+        a, b = io.StringIO(), io.StringIO()
+        t = kunit_layer.Tee(a, b)
+        t.write('x\n')
+        t.flush()
+        self.assertEqual((a.getvalue(), b.getvalue(), t.isatty()),
+                         ('x\n', 'x\n', False))
+
+    def test_the_kernel_log_decides_report_or_crash(self):
+        uml = targets.target('coverage')
+        with tempfile.TemporaryDirectory() as d, \
+                contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            saved, kunit_layer.stages.RESULTS = kunit_layer.stages.RESULTS, d
+            try:
+                for log, rc, word in (('clean.log', 0, None),
+                                      ('kasan.log', 2, 'report'),
+                                      ('no-such.log', 1, 'crashed')):
+                    self.assertEqual(kunit_layer.judge(uml, 'kunit', data(log),
+                                                       'KUnit'), rc, log)
+                    self.assertEqual(os.path.exists(f'{d}/kunit.status'),
+                                     word is not None, log)
+                    if word:
+                        with open(f'{d}/kunit.status') as f:
+                            self.assertEqual(f.read(), word + '\n')
+                        os.remove(f'{d}/kunit.status')
+            finally:
+                kunit_layer.stages.RESULTS = saved
 
 
 class Fuzz(unittest.TestCase):

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The KUnit layer of a target: kevent's suites through kunit_tool, as a
+library (its modules from the prepared tree, as kunit.py imports them),
+in the built UML kernel or, for an x86_64 target, in QEMU with
+kunit_tool's --qemu_config (configs/qemu_x86_64_smp.py: 4 vCPUs under
+multi-threaded TCG).
+
+kunit_tool boots the kernel, parses its KTAP and writes the layer's
+KernelCI JSON; its output also goes to .work/results/LAYER-parsed.txt.
+Then the kernel log is judged (scripts/logscan.py; for x86_64, every
+vCPU online, a hardware clock and the KCSAN reports listed) and the
+layer's verdict word written (lib.sh's layer_status: passed, failed,
+report, crashed).  A UML boot writes its gcov data apart (lib.sh's
+gcov_boot).
+
+The layer is 'kunit' for a UML target, 'smp-kunit' for an x86_64 one;
+the console is .work/results/kunit-console.log or TARGET-kunit-console.log.
+
+Usage: kunit_layer.py [GLOB]   in the target KEVENT_TARGET names
+(default coverage); GLOB selects suites or tests (default kevent*).
+Timeouts: KUNIT_TIMEOUT, SMP_KUNIT_TIMEOUT (seconds, default 600).
+"""
+import os
+import shutil
+import sys
+import traceback
+
+import logscan
+import stages
+import targets
+
+GLOB = 'kevent*'                  # lib.sh's KUNIT_TESTS
+FILTER = 'speed>very_slow'        # lib.sh's KUNIT_FILTER: not the benchmark
+
+
+class Tee:
+    """A text stream that writes to two (the terminal and a file)."""
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def write(self, s):
+        self.a.write(s)
+        self.b.write(s)
+        return len(s)
+
+    def flush(self):
+        self.a.flush()
+        self.b.flush()
+
+    def isatty(self):
+        return self.a.isatty()
+
+
+def status(layer, word):
+    """Write @layer's verdict word (lib.sh's layer_status)."""
+    with open(os.path.join(stages.RESULTS, layer + '.status'), 'w') as f:
+        f.write(word + '\n')
+
+
+def exec_kunit(t, glob, json_path, parsed):
+    """kunit_tool's exec of @t's build (printed, and copied to @parsed);
+    whether every test passed."""
+    build = os.path.join(stages.WORK, t.build)
+    timeout = os.environ.get('SMP_KUNIT_TIMEOUT' if t.qemu else 'KUNIT_TIMEOUT',
+                             '600')
+    out = sys.stdout
+    with open(parsed, 'w') as f:
+        # kunit_tool's printer takes sys.stdout when it is imported.
+        sys.stdout = Tee(out, f)
+        try:
+            sys.path.insert(0, os.path.dirname(stages.KUNIT_PY))
+            import kunit            # pylint: disable=import-outside-toplevel
+            import kunit_kernel     # pylint: disable=import-outside-toplevel
+            os.chdir(stages.TREE)   # as kunit.py does
+            linux = kunit_kernel.LinuxSourceTree(
+                build, arch=t.arch, qemu_config_path=t.qemu_config() or None,
+                extra_qemu_args=[])
+            request = kunit.KunitExecRequest(
+                raw_output=None, json=json_path, build_dir=build,
+                timeout=int(timeout), filter_glob=glob, filter=FILTER,
+                filter_action=None, kernel_args=list(t.kunit_args),
+                run_isolated=None, list_tests=False, list_tests_attr=False)
+            result = kunit.exec_tests(linux, request)
+            kunit.stdout.print_with_timestamp(
+                f'Elapsed time: {result.elapsed_time:.3f}s\n')
+            return result.status == kunit.KunitStatus.SUCCESS
+        except Exception:           # pylint: disable=broad-except
+            traceback.print_exc(file=sys.stdout)
+            return False
+        finally:
+            sys.stdout.flush()
+            sys.stdout = out
+
+
+def judge(t, layer, console, what):
+    """Judge the kernel log @console; write the layer's verdict unless it
+    is clean; logscan's exit status."""
+    args = [console, what]
+    if t.qemu:
+        build = os.path.join(stages.WORK, t.build)
+        args = ['--smp', '--cpus', os.environ.get('KEVENT_QEMU_CPUS', '4'),
+                '--vmlinux', os.path.join(build, 'vmlinux'),
+                '--tree', stages.TREE] + args
+    rc = logscan.main(args)
+    if rc:
+        status(layer, 'report' if rc == 2 else 'crashed')
+    return rc
+
+
+def run(target, glob):
+    """The layer; its exit status."""
+    t = targets.target(target)
+    layer = 'smp-kunit' if t.qemu else 'kunit'
+    what = 'SMP KUnit' if t.qemu else 'KUnit'
+    prefix = f'{t.name}-kunit' if t.qemu else 'kunit'
+    build = os.path.join(stages.WORK, t.build)
+    os.makedirs(stages.RESULTS, exist_ok=True)
+    for f in (layer + '.status', layer + '.json'):
+        if os.path.exists(os.path.join(stages.RESULTS, f)):
+            os.remove(os.path.join(stages.RESULTS, f))
+    kernel = t.kernel(build)
+    if t.qemu and not shutil.which('qemu-system-x86_64'):
+        return fail('qemu-system-x86_64 missing: apt-get install '
+                    'qemu-system-x86 (./run_tests.sh --smp does)')
+    if not os.path.exists(kernel):
+        return fail(f'no kernel at {kernel}: build target {t.name} first '
+                    '(./run_tests.sh builds it)')
+    if not t.qemu:
+        os.environ['GCOV_PREFIX'] = stages.gcov_dir('kunit')
+    passed = exec_kunit(t, glob, os.path.join(stages.RESULTS, layer + '.json'),
+                        os.path.join(stages.RESULTS, prefix + '-parsed.txt'))
+    console = os.path.join(stages.RESULTS, prefix + '-console.log')
+    try:
+        shutil.copy(os.path.join(build, 'test.log'), console)
+    except OSError:
+        pass
+    # A test that failed with a kernel report is a report.
+    if judge(t, layer, console, what):
+        return 1
+    if not passed:
+        status(layer, 'failed')
+        return fail(f'{what} tests failed (kernel log: {console})')
+    status(layer, 'passed')
+    return 0
+
+
+def fail(message):
+    print(f'error: {message}', file=sys.stderr)
+    return 1
+
+
+def main(argv):
+    if len(argv) > 1 or argv[:1] in (['-h'], ['--help']):
+        print(__doc__[__doc__.index('Usage:'):].rstrip(), file=sys.stderr)
+        return 2
+    try:
+        target = os.environ.get('KEVENT_TARGET') or 'coverage'
+        return run(target, argv[0] if argv and argv[0] else GLOB)
+    except ValueError as e:
+        return fail(str(e))
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
