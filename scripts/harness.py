@@ -185,6 +185,10 @@ class Run:
     def must(self, name, *argv):
         """A stage the rest depends on: the run ends when it fails."""
         if not self.stage(name, *argv):
+            # What runs beside ends with the run, not after it.
+            for p, _ in self.beside_.values():
+                p.terminate()
+                p.wait()
             print('\n0 passed, 1 failed', flush=True)
             sys.exit(1)
 
