@@ -26,7 +26,7 @@ make -s -C "$REPO/userland" -j"$JOBS" O="$out" HEADERS="$HEADERS" TREE="$TREE" |
 	die "the user-space build failed (userland/Makefile)"
 
 # What the initramfs carries: every program whose source is there.  A
-# binary left from a removed source goes (run_userland.sh runs what is in
+# binary left from a removed source goes (userland_layer.py runs what is in
 # $out/tests/).
 progs() {	# dir
 	local src bin

@@ -13,11 +13,11 @@ puts a fixed bug back, under a header of lines that this module reads:
   Fuzz:    'yes' when the fuzzer must find it
 
 prove: for each guard, apply it to the prepared tree, rebuild, run the
-test through the stage's own program (kunit_layer.py, run_userland.sh),
+test through the stage's own program (kunit_layer.py, userland_layer.py),
 expect it not to pass, and take the guard out again
 (also when this program is interrupted).  The verdict comes from what the
 script records, not from what it prints: the layer's status file
-(lib.sh's layer_status: a hung boot or a kernel report is the test
+(stages.layer_status(): a hung boot or a kernel report is the test
 failing, as a wedged kernel looks from outside) and the test's status in
 kunit_tool's JSON.  --smp proves only what runs in the smp target: the
 'Target: smp' guards and the 'SMP:' lines.
@@ -216,7 +216,7 @@ class Prover:
         if test.startswith('user:'):
             layer = 'userland'
             suite, _, t = test[len('user:'):].partition('.')
-            stages.script('run_userland.sh', target=target, log=run_log, env={
+            stages.script('userland_layer.py', target=target, log=run_log, env={
                 'USERLAND_TIMEOUT': os.environ.get('GUARD_BOOT_TIMEOUT', '240'),
                 'USERLAND_ARGS': f'INIT_ONLY={suite} INIT_TEST={t}'})
         else:

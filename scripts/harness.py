@@ -256,7 +256,7 @@ def smp_run(run, o):
     run.must('smp-build', script('build_smp.sh'))
     run.stage('smp-kunit', sys.executable, script('kunit_layer.py'), o.filter)
     run.stage('smp-userland-build', script('build_userland.sh'))
-    run.stage('smp-userland', script('run_smp_userland.sh'))
+    run.stage('smp-userland', sys.executable, script('userland_layer.py'))
     run.summary('smp-kunit,smp-userland', '')
 
 
@@ -291,7 +291,7 @@ def tests_run(run, o):
     run.join('userland-build')
     run.stage('kunit', sys.executable, script('kunit_layer.py'), o.filter)
     if 'userland-build' not in run.failed:
-        run.stage('userland', script('run_userland.sh'))
+        run.stage('userland', sys.executable, script('userland_layer.py'))
         if o.libevent == '1':
             run.join('libevent-build')
             if 'libevent-build' not in run.failed:

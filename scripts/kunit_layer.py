@@ -10,9 +10,8 @@ kunit_tool boots the kernel, parses its KTAP and writes the layer's
 KernelCI JSON; its output also goes to .work/results/LAYER-parsed.txt.
 Then the kernel log is judged (scripts/logscan.py; for x86_64, every
 vCPU online, a hardware clock and the KCSAN reports listed) and the
-layer's verdict word written (lib.sh's layer_status: passed, failed,
-report, crashed).  A UML boot writes its gcov data apart (lib.sh's
-gcov_boot).
+layer's verdict word written (scripts/stages.py: passed, failed,
+report, crashed).  A UML boot writes its gcov data apart (stages.gcov_dir).
 
 The layer is 'kunit' for a UML target, 'smp-kunit' for an x86_64 one;
 the console is .work/results/kunit-console.log or TARGET-kunit-console.log.
@@ -26,37 +25,8 @@ import shutil
 import sys
 import traceback
 
-import logscan
 import stages
 import targets
-
-GLOB = 'kevent*'                  # lib.sh's KUNIT_TESTS
-FILTER = 'speed>very_slow'        # lib.sh's KUNIT_FILTER: not the benchmark
-
-
-class Tee:
-    """A text stream that writes to two (the terminal and a file)."""
-
-    def __init__(self, a, b):
-        self.a, self.b = a, b
-
-    def write(self, s):
-        self.a.write(s)
-        self.b.write(s)
-        return len(s)
-
-    def flush(self):
-        self.a.flush()
-        self.b.flush()
-
-    def isatty(self):
-        return self.a.isatty()
-
-
-def status(layer, word):
-    """Write @layer's verdict word (lib.sh's layer_status)."""
-    with open(os.path.join(stages.RESULTS, layer + '.status'), 'w') as f:
-        f.write(word + '\n')
 
 
 def exec_kunit(t, glob, json_path, parsed):
@@ -65,21 +35,14 @@ def exec_kunit(t, glob, json_path, parsed):
     build = os.path.join(stages.WORK, t.build)
     timeout = os.environ.get('SMP_KUNIT_TIMEOUT' if t.qemu else 'KUNIT_TIMEOUT',
                              '600')
-    out = sys.stdout
-    with open(parsed, 'w') as f:
-        # kunit_tool's printer takes sys.stdout when it is imported.
-        sys.stdout = Tee(out, f)
+    with stages.kunit_tool(parsed) as (kunit, kunit_kernel):
         try:
-            sys.path.insert(0, os.path.dirname(stages.KUNIT_PY))
-            import kunit            # pylint: disable=import-outside-toplevel
-            import kunit_kernel     # pylint: disable=import-outside-toplevel
-            os.chdir(stages.TREE)   # as kunit.py does
             linux = kunit_kernel.LinuxSourceTree(
                 build, arch=t.arch, qemu_config_path=t.qemu_config() or None,
                 extra_qemu_args=[])
             request = kunit.KunitExecRequest(
                 raw_output=None, json=json_path, build_dir=build,
-                timeout=int(timeout), filter_glob=glob, filter=FILTER,
+                timeout=int(timeout), filter_glob=glob, filter=stages.KUNIT_FILTER,
                 filter_action=None, kernel_args=list(t.kunit_args),
                 run_isolated=None, list_tests=False, list_tests_attr=False)
             result = kunit.exec_tests(linux, request)
@@ -89,24 +52,6 @@ def exec_kunit(t, glob, json_path, parsed):
         except Exception:           # pylint: disable=broad-except
             traceback.print_exc(file=sys.stdout)
             return False
-        finally:
-            sys.stdout.flush()
-            sys.stdout = out
-
-
-def judge(t, layer, console, what):
-    """Judge the kernel log @console; write the layer's verdict unless it
-    is clean; logscan's exit status."""
-    args = [console, what]
-    if t.qemu:
-        build = os.path.join(stages.WORK, t.build)
-        args = ['--smp', '--cpus', os.environ.get('KEVENT_QEMU_CPUS', '4'),
-                '--vmlinux', os.path.join(build, 'vmlinux'),
-                '--tree', stages.TREE] + args
-    rc = logscan.main(args)
-    if rc:
-        status(layer, 'report' if rc == 2 else 'crashed')
-    return rc
 
 
 def run(target, glob):
@@ -117,9 +62,7 @@ def run(target, glob):
     prefix = f'{t.name}-kunit' if t.qemu else 'kunit'
     build = os.path.join(stages.WORK, t.build)
     os.makedirs(stages.RESULTS, exist_ok=True)
-    for f in (layer + '.status', layer + '.json'):
-        if os.path.exists(os.path.join(stages.RESULTS, f)):
-            os.remove(os.path.join(stages.RESULTS, f))
+    stages.clear_status(layer)
     kernel = t.kernel(build)
     if t.qemu and not shutil.which('qemu-system-x86_64'):
         return fail('qemu-system-x86_64 missing: apt-get install '
@@ -137,12 +80,12 @@ def run(target, glob):
     except OSError:
         pass
     # A test that failed with a kernel report is a report.
-    if judge(t, layer, console, what):
+    if stages.judge_log(t, layer, console, what):
         return 1
     if not passed:
-        status(layer, 'failed')
+        stages.set_status(layer, 'failed')
         return fail(f'{what} tests failed (kernel log: {console})')
-    status(layer, 'passed')
+    stages.set_status(layer, 'passed')
     return 0
 
 
@@ -157,7 +100,7 @@ def main(argv):
         return 2
     try:
         target = os.environ.get('KEVENT_TARGET') or 'coverage'
-        return run(target, argv[0] if argv and argv[0] else GLOB)
+        return run(target, argv[0] if argv and argv[0] else stages.KUNIT_GLOB)
     except ValueError as e:
         return fail(str(e))
 

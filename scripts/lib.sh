@@ -49,13 +49,6 @@ RESULTS=$WORK/results			# KTAP, logs, JSON of the last run
 GCOV_DATA=$RESULTS/gcov			# the boots' .gcda files (gcov_boot)
 LIBEVENT_WORK=$WORK/libevent		# libevent's source, build and results (--libevent)
 KUNIT_PY=$TREE/tools/testing/kunit/kunit.py
-# The KUnit suites of the test runs: kevent's, less the very slow ones (the
-# benchmark, kevent_bench: ./run_tests.sh --bench).  kunit_tool takes them
-# as a glob and --filter; a boot without kunit_tool, as kunit.filter_glob
-# and kunit.filter (KUNIT_BOOT_ARGS).  (scripts/kunit_layer.py has them too.)
-KUNIT_TESTS='kevent*'
-KUNIT_FILTER='speed>very_slow'
-KUNIT_BOOT_ARGS=("kunit.filter_glob=$KUNIT_TESTS" "kunit.filter=$KUNIT_FILTER")
 JOBS=${JOBS:-$(nproc)}
 # kbuild asks the compiler the same 27 questions at every make (1.9 s of
 # a 7.3 s relink): kernel/patches/0013 keeps the answers in the build dir.
@@ -212,15 +205,6 @@ need_boot_files() {
 	[ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: run scripts/build_userland.sh"
 }
 
-# QEMU and the target's x86_64 kernel, or a message.
-need_qemu_kernel() {
-	command -v qemu-system-x86_64 >/dev/null ||
-		die "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (./run_tests.sh --smp does)"
-	[ "$TARGET_ARCH" = x86_64 ] ||
-		die "target $TARGET is not an x86_64 kernel: KEVENT_TARGET=smp or smp-kcsan"
-	[ -f "$KERNEL" ] || die "no x86_64 kernel at $KERNEL: run scripts/build_smp.sh first"
-}
-
 # Boot the UML with the test initramfs; the console is this process's
 # stdin and stdout.  Arguments: more of the kernel command line (memory,
 # kunit.*, init's INIT_* settings).  BOOT_TIMEOUT=seconds kills a boot
@@ -251,64 +235,8 @@ gcov_boot() {	# layer [part]
 	export GCOV_PREFIX
 }
 
-# A layer's verdict, for what judges a run without reading its printed
-# messages (scripts/guards.py): the stage scripts write $RESULTS/NAME.status
-# (NAME: kunit, userland, smp-kunit, smp-userland), one word:
-#   passed   every test passed and the kernel log is clean
-#   failed   a test failed or did not run (NAME.json says which)
-#   report   a kernel report in the log (check_log.sh exits 2 for it)
-#   hung     the boot outlived its timeout and was killed
-#   crashed  the kernel died, wrote no results, or lacked CPUs
-# layer_status NAME WORD writes it, layer_status NAME prints it ("none"
-# when the stage has not written one since clear_status NAME, which a
-# stage calls first: it removes the layer's status and JSON).
-layer_status() {	# name [word]
-	if [ $# = 2 ]; then
-		mkdir -p "$RESULTS"
-		printf '%s\n' "$2" > "$RESULTS/$1.status"
-	else
-		cat "$RESULTS/$1.status" 2>/dev/null || echo none
-	fi
-}
-
-clear_status() {	# name
-	rm -f "$RESULTS/$1.status" "$RESULTS/$1.json"
-}
-
-# Judge a kernel log with CHECKER (check_log.sh or check_smp_log.sh),
-# record the layer's verdict, and exit unless the log is clean.
-check_console() {	# checker log what name
-	local rc=0
-
-	"$1" "$2" "$3" || rc=$?
-	case $rc in
-	0) layer_status "$4" passed; return 0 ;;
-	2) layer_status "$4" report ;;
-	*) layer_status "$4" crashed ;;
-	esac
-	exit 1
-}
-
-# The end of a user-space layer: parse its KTAP with kunit_tool (into
-# $RESULTS/NAME.json), then fail on the boot's PROBLEM (if any: its
-# verdict, hung or crashed, and what happened), a failed test, or a
-# report in its console (CHECKER: check_log.sh or check_smp_log.sh).
-# Usage: finish_user_layer WHAT KTAP NAME PARSED CONSOLE VERDICT PROBLEM
-# CHECKER
-finish_user_layer() {
-	local what=$1 ktap=$2 name=$3 parsed=$4 console=$5 verdict=$6 problem=$7
-	local checker=$8 rc
-
-	"$PYTHON" "$KUNIT_PY" parse --json="$RESULTS/$name.json" "$ktap" | tee "$parsed"
-	rc=${PIPESTATUS[0]}
-	if [ -n "$problem" ]; then
-		layer_status "$name" "$verdict"
-		tail -n 30 "$console" >&2
-		die "$what: $problem"
-	fi
-	[ "$rc" = 0 ] || { layer_status "$name" failed; die "$what tests failed (KTAP: $ktap)"; }
-	check_console "$checker" "$console" "$what" "$name"
-}
+# A layer's verdict word (passed, failed, report, hung, crashed) is
+# written by the layers, in Python: scripts/stages.py says what each means.
 
 # Apply a patch to the prepared tree (tree_patch FILE [-R] to take it out),
 # with tree-root paths (a/kernel/kevent/kevent.c): kernel/patches/, and the

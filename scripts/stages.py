@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the Python modules of the harness share with its bash stages: the
 paths of scripts/lib.sh, a stage script run in a target, a UML boot of the
-test initramfs, and a layer's verdict word.  Imported, not run.
+test initramfs, a layer's verdict word and the judging of its kernel log,
+and kunit_tool imported as a library.  Imported, not run.
 """
+import contextlib
 import os
 import shutil
 import subprocess
+import sys
 
+import logscan
 import targets
 
 REPO = targets.REPO
@@ -17,6 +21,13 @@ TREE = os.path.join(WORK, 'linux')
 RESULTS = os.path.join(WORK, 'results')
 USERLAND_OUT = os.path.join(WORK, 'userland')
 KUNIT_PY = os.path.join(TREE, 'tools', 'testing', 'kunit', 'kunit.py')
+# The KUnit suites of the test runs: kevent's, less the very slow ones (the
+# benchmark, kevent_bench: ./run_tests.sh --bench).  kunit_tool takes them
+# as a glob and a filter; a boot without kunit_tool as kernel arguments.
+KUNIT_GLOB = 'kevent*'
+KUNIT_FILTER = 'speed>very_slow'
+KUNIT_BOOT_ARGS = [f'kunit.filter_glob={KUNIT_GLOB}',
+                   f'kunit.filter={KUNIT_FILTER}']
 
 
 class StageError(Exception):
@@ -39,9 +50,16 @@ def script(name, *args, target, log, env=None):
                               env=e).returncode
 
 
+# A layer's verdict, for what judges a run without reading its printed
+# messages (guards.py): each layer writes RESULTS/LAYER.status, one word:
+#   passed   every test passed and the kernel log is clean
+#   failed   a test failed or did not run (LAYER.json says which)
+#   report   a kernel report in the log (logscan.py exits 2 for it)
+#   hung     the boot outlived its timeout and was killed
+#   crashed  the kernel died, wrote no results, or lacked CPUs
 def layer_status(layer):
-    """The verdict word a stage wrote for @layer (lib.sh's layer_status),
-    'none' when there is none."""
+    """The verdict word of @layer, 'none' when it has written none since
+    clear_status()."""
     try:
         with open(os.path.join(RESULTS, layer + '.status')) as f:
             return f.read().strip()
@@ -49,19 +67,96 @@ def layer_status(layer):
         return 'none'
 
 
-def boot_uml(target, args, log, timeout, env=None):
-    """Boot @target's UML with the test initramfs and kernel arguments
-    @args, the console in the file @log, killed after @timeout seconds
-    (lib.sh's boot_initramfs); the exit status, 124 or 137 when killed."""
+def set_status(layer, word):
+    """Write @layer's verdict word."""
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(os.path.join(RESULTS, layer + '.status'), 'w') as f:
+        f.write(word + '\n')
+
+
+def clear_status(layer):
+    """Forget @layer's verdict and JSON (a layer's first step)."""
+    for f in (layer + '.status', layer + '.json'):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(RESULTS, f))
+
+
+def judge_log(t, layer, console, what):
+    """Judge the kernel log @console of target @t (logscan.py; for x86_64,
+    every vCPU online, a hardware clock and the KCSAN reports listed, with
+    file:line from the build's vmlinux); write the layer's verdict unless
+    the log is clean; logscan's exit status (0 clean, 2 a report)."""
+    args = [console, what]
+    if t.qemu:
+        args = ['--smp', '--cpus', os.environ.get('KEVENT_QEMU_CPUS', '4'),
+                '--vmlinux', os.path.join(WORK, t.build, 'vmlinux'),
+                '--tree', TREE] + args
+    rc = logscan.main(args)
+    if rc:
+        set_status(layer, 'report' if rc == 2 else 'crashed')
+    return rc
+
+
+class Tee:
+    """A text stream that writes to two (the terminal and a file)."""
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def write(self, s):
+        self.a.write(s)
+        self.b.write(s)
+        return len(s)
+
+    def flush(self):
+        self.a.flush()
+        self.b.flush()
+
+    def isatty(self):
+        return self.a.isatty()
+
+
+@contextlib.contextmanager
+def kunit_tool(copy):
+    """kunit_tool's modules kunit and kunit_kernel, imported from the
+    prepared tree as kunit.py imports them, in its folder as kunit.py
+    runs; what they print also goes to the file @copy.  (kunit_tool's
+    printer takes sys.stdout when it is first imported: one layer per
+    process.)"""
+    out, cwd = sys.stdout, os.getcwd()
+    with open(copy, 'w') as f:
+        sys.stdout = Tee(out, f)
+        try:
+            sys.path.insert(0, os.path.dirname(KUNIT_PY))
+            import kunit            # pylint: disable=import-outside-toplevel
+            import kunit_kernel     # pylint: disable=import-outside-toplevel
+            os.chdir(TREE)
+            yield kunit, kunit_kernel
+        finally:
+            sys.stdout.flush()
+            sys.stdout = out
+            os.chdir(cwd)
+
+
+def uml_command(target, args, timeout):
+    """The command that boots @target's UML with the test initramfs and
+    kernel arguments @args, killed after @timeout seconds (lib.sh's
+    boot_initramfs); the console is its stdout."""
     uml = kernel(target)
     initramfs = os.path.join(USERLAND_OUT, 'initramfs.cpio')
     if not os.access(uml, os.X_OK):
         raise StageError(f'no UML kernel at {uml}: run ./run_tests.sh once first')
     if not os.path.isfile(initramfs):
         raise StageError('no initramfs: run scripts/build_userland.sh')
-    cmd = ['timeout', '--kill-after=10', str(timeout), uml,
-           f'initrd={initramfs}', 'rdinit=/init', 'con=null',
-           'con0=fd:0,fd:1', *args]
+    return ['timeout', '--kill-after=10', str(timeout), uml,
+            f'initrd={initramfs}', 'rdinit=/init', 'con=null',
+            'con0=fd:0,fd:1', *args]
+
+
+def boot_uml(target, args, log, timeout, env=None):
+    """Boot as uml_command() says, the console in the file @log; the exit
+    status, 124 or 137 when killed."""
+    cmd = uml_command(target, args, timeout)
     with open(log, 'w') as f:
         return subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f,
                               stderr=subprocess.STDOUT,

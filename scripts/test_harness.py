@@ -4,7 +4,8 @@
 the coverage module (coverage/lcov_info.py), the summary's exit status
 and totals line, the guards' headers and judge (guards.py), a fuzzing
 boot's verdict (fuzz.py), the orchestrator's options (harness.py), the
-KUnit layer's verdict (kunit_layer.py), the join of the
+layers' shared pieces (stages.py), a user-space boot's problem
+(userland_layer.py), the join of the
 user-space boots' KTAP (ktap_merge.py) and the in-kernel benchmark's
 tables (bench_kernel.py), the kernels under test (targets.py), over the
 recorded
@@ -34,11 +35,12 @@ import logscan  # noqa: E402
 import guards  # noqa: E402
 import harness  # noqa: E402
 import ktap_merge  # noqa: E402
-import kunit_layer  # noqa: E402
 import lcov_info  # noqa: E402
 import libevent_results  # noqa: E402
 import results  # noqa: E402
+import stages  # noqa: E402
 import targets  # noqa: E402
+import userland_layer  # noqa: E402
 import userland_parts  # noqa: E402
 
 KEVENT_C = '/t/kernel/kevent/kevent.c'
@@ -297,10 +299,10 @@ class Harness(unittest.TestCase):
             self.assertIn(mode, usage)
 
 
-class KunitLayer(unittest.TestCase):
+class Stages(unittest.TestCase):
     def test_tee(self):
         a, b = io.StringIO(), io.StringIO()
-        t = kunit_layer.Tee(a, b)
+        t = stages.Tee(a, b)
         t.write('x\n')
         t.flush()
         self.assertEqual((a.getvalue(), b.getvalue(), t.isatty()),
@@ -311,13 +313,13 @@ class KunitLayer(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d, \
                 contextlib.redirect_stdout(io.StringIO()), \
                 contextlib.redirect_stderr(io.StringIO()):
-            saved, kunit_layer.stages.RESULTS = kunit_layer.stages.RESULTS, d
+            saved, stages.RESULTS = stages.RESULTS, d
             try:
                 for log, rc, word in (('clean.log', 0, None),
                                       ('kasan.log', 2, 'report'),
                                       ('no-such.log', 1, 'crashed')):
-                    self.assertEqual(kunit_layer.judge(uml, 'kunit', data(log),
-                                                       'KUnit'), rc, log)
+                    self.assertEqual(stages.judge_log(uml, 'kunit', data(log),
+                                                      'KUnit'), rc, log)
                     self.assertEqual(os.path.exists(f'{d}/kunit.status'),
                                      word is not None, log)
                     if word:
@@ -325,7 +327,33 @@ class KunitLayer(unittest.TestCase):
                             self.assertEqual(f.read(), word + '\n')
                         os.remove(f'{d}/kunit.status')
             finally:
-                kunit_layer.stages.RESULTS = saved
+                stages.RESULTS = saved
+
+
+class UserlandLayer(unittest.TestCase):
+    def test_what_went_wrong_with_a_boot(self):
+        p = userland_layer.problem_of
+        done = 'kevent-init: done, powering off\n'
+        self.assertEqual(p('UML', 0, '', 'ok 1 x\n', 900, 'C'), ('', 'crashed'))
+        self.assertEqual(p('QEMU', 0, done, 'ok 1 x\n', 600, 'C'), ('', 'crashed'))
+        self.assertEqual(p('UML', 137, '', '', 900, 'C'),
+                         ('the UML boot hung: killed after 900 s', 'hung'))
+        self.assertEqual(p('QEMU', 124, done, '', 600, 'C')[1], 'hung')
+        self.assertEqual(p('UML', 0, 'Kernel panic - not syncing', 'ok', 9, 'C')[0],
+                         'kernel panic (see C)')
+        self.assertEqual(p('UML', 3, '', 'ok', 9, 'C')[0],
+                         'UML exited with status 3 (see C)')
+        self.assertEqual(p('QEMU', 0, '', 'ok', 9, 'C')[0],
+                         'init did not finish (see C)')
+        self.assertEqual(p('UML', 0, '', '', 9, 'C')[0],
+                         'no user-space results were written (see C)')
+
+    def test_a_program_without_its_result_line_is_named(self):
+        doc = 'KTAP version 1\n1..2\nok 1 kevent_dev_test\nnot ok 2 kevent_ring_test # x\n'
+        w = userland_layer.without_result
+        self.assertIsNone(w(doc, ['kevent_dev_test', 'kevent_ring_test']))
+        self.assertEqual(w(doc, ['kevent_dev_test', 'kevent_dev']), 'kevent_dev')
+        self.assertEqual(w(doc, ['kevent_ring']), 'kevent_ring')
 
 
 class Fuzz(unittest.TestCase):
