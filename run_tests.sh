@@ -9,8 +9,12 @@
 # python3 it needs is there: on a machine without it (a minimal Debian),
 # scripts/setup.sh installs it first, with the rest of the tools.
 set -u
+unset KEVENT_TARGET	# the run's options choose it
 . "$(dirname "$0")/scripts/lib.sh"
 
+if [ -n "${KEVENT_PYTHON:-}" ] && ! command -v "$KEVENT_PYTHON" >/dev/null 2>&1; then
+	die "KEVENT_PYTHON=$KEVENT_PYTHON is not a program: unset it to use Debian's python3"
+fi
 if ! command -v "$PYTHON" >/dev/null 2>&1; then
 	case " $* " in
 	*" -h "* | *" --help "*) cat "$REPO/scripts/usage.txt"; exit 0 ;;

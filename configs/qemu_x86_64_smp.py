@@ -5,7 +5,7 @@
 # enough for KASAN.  kunit_tool loads this file as if it were in its
 # qemu_configs/ folder, hence the relative import.
 #
-# Environment (set by scripts/run_smp_*.sh; all optional):
+# Environment (set by scripts/userland_layer.py; all optional):
 #   KEVENT_QEMU_CPUS     vCPUs (default 4)
 #   KEVENT_QEMU_MEM      memory in MiB (default 2048; KASAN takes 1/8)
 #   KEVENT_QEMU_INITRD   the test initramfs, booted with rdinit=/init

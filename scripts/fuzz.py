@@ -53,8 +53,15 @@ TRACE_MAX_OPS = 20000   # a longer --trace replay would flood the console
 
 def budget():
     """(operations per seed, seconds per seed) from the environment."""
-    return (int(os.environ.get('FUZZ_OPS', '100000')),
-            int(os.environ.get('FUZZ_TIME', '60')))
+    return (positive(os.environ.get('FUZZ_OPS') or '100000', 'FUZZ_OPS'),
+            positive(os.environ.get('FUZZ_TIME') or '60', 'FUZZ_TIME'))
+
+
+def positive(word, what):
+    """@word as a positive number; ValueError names @what."""
+    if not re.fullmatch(r'[0-9]+', word) or int(word) == 0:
+        raise ValueError(f"{what} wants a positive number, not '{word}'")
+    return int(word)
 
 
 def judge(console, rc, secs):
@@ -95,6 +102,8 @@ def once(log, args):
             f'INIT_TIMEOUT={secs + 60}', f'INIT_FUZZ="{fuzz}"'],
             log, secs + 120)
     except stages.StageError as e:
+        with open(log, 'w') as f:       # no console from an earlier run
+            f.write(f'{e}\n')
         return f'crash: {e}'
     with open(log, errors='replace') as f:
         return judge(f.read(), rc, secs)
@@ -151,7 +160,7 @@ def seed_of(word):
     """A seed of the command line: a positive number, or 'time'."""
     if word == 'time':
         return int(time.time())
-    if not word.isdigit() or int(word) == 0:
+    if not re.fullmatch(r'[0-9]+', word) or int(word) == 0:
         raise ValueError(f"a fuzzing seed is a positive number, not '{word}'")
     return int(word)
 
@@ -196,7 +205,7 @@ def coverage_run(seed, ops, secs):
 
 def run(words):
     """The layer: each seed of @words in turn; the exit status."""
-    seeds = [seed_of(w) for w in words or ['1']]
+    seeds = [seed_of(w) for w in words if w] or [1]
     ops, secs = budget()
     d = os.path.join(stages.RESULTS, 'fuzz')
     os.makedirs(d, exist_ok=True)

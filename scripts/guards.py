@@ -162,8 +162,7 @@ def verdict(layer_status, status, run_log, where):
 
 def fuzz_row(name, seed, found, least):
     """A row of the fuzz table (found: fuzz.once()'s verdict)."""
-    kind, _, what = found.partition(': ')
-    return f'{name:30} {seed:5} {least:8} {(kind + ": " + what)[:100]}'
+    return f'{name:30} {seed!s:5} {least!s:8} {found[:100]}'
 
 
 class Tree:
@@ -172,16 +171,20 @@ class Tree:
     def __init__(self, tree):
         self.tree = tree
         self.current = None
+        self.said = ''          # what patch said last
 
     def _patch(self, path, *opts):
         with open(path) as f:
-            return subprocess.run(
+            out = subprocess.run(
                 ['patch', '-d', self.tree, '-p1', '-s', *opts,
                  '--no-backup-if-mismatch'], stdin=f, capture_output=True,
-                text=True).returncode == 0
+                text=True)
+        self.said = out.stdout + out.stderr
+        return out.returncode == 0
 
     def apply(self, guard):
-        """Put @guard in, all of it or nothing; False when it does not apply."""
+        """Put @guard in, all of it or nothing; False when it does not
+        apply (patch's words in self.said)."""
         if not (self._patch(guard.path, '--forward', '--dry-run')
                 and self._patch(guard.path, '--forward')):
             return False
@@ -189,12 +192,19 @@ class Tree:
         return True
 
     def restore(self):
-        """Take the guard out again."""
+        """Take the guard out again (it stays current until it is out); a
+        signal meanwhile waits until it is."""
         if self.current:
-            guard, self.current = self.current, None
-            if not self._patch(guard.path, '-R'):
-                raise GuardError(f'could not take {guard.name} out of '
+            signals = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+            signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+            try:
+                out = self._patch(self.current.path, '-R')
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)
+            if not out:
+                raise GuardError(f'could not take {self.current.name} out of '
                                  f'{self.tree}: restore it by hand')
+            self.current = None
 
 
 class Prover:
@@ -202,6 +212,14 @@ class Prover:
 
     def __init__(self):
         self.tree = Tree(stages.TREE)
+
+    def not_applied(self, name, logs):
+        """The row's text for a guard that does not apply; what patch
+        said goes to NAME.patch.log."""
+        log = os.path.join(logs, name + '.patch.log')
+        with open(log, 'w') as f:
+            f.write(self.tree.said)
+        return f'does not apply to the current sources (see {log})'
 
     @staticmethod
     def build(target, log):
@@ -242,7 +260,7 @@ class Prover:
             return name, test, False, QEMU_MISSING
         print(f'guard {name}: {test} (target {target})', flush=True)
         if not self.tree.apply(guard):
-            return name, test, False, 'does not apply to the current sources'
+            return name, test, False, self.not_applied(name, logs)
         try:
             build_log = os.path.join(logs, name + '.build.log')
             if not self.build(target, build_log):
@@ -268,14 +286,13 @@ def prove_all(prover, guards, smp_only):
         if stages.script('build_userland.sh', log=log, target='coverage'):
             raise GuardError(f'cannot build the test initramfs (see {log})')
     rows = []
-    try:
-        for g in guards:
-            if not smp_only or g.target == 'smp':
-                rows.append(prover.prove(g, g.target, g.test, logs))
-            if g.smp_test:
-                rows.append(prover.prove(g, 'smp', g.smp_test, logs))
-    finally:
-        prover.rebuild(('coverage', 'debug', 'smp'), logs, smp_only)
+    for g in guards:
+        if not smp_only or g.target == 'smp':
+            rows.append(prover.prove(g, g.target, g.test, logs))
+        if g.smp_test:
+            rows.append(prover.prove(g, 'smp', g.smp_test, logs))
+    # Not after an interrupt: the guard is out, and the next build catches up.
+    prover.rebuild(('coverage', 'debug', 'smp'), logs, smp_only)
     print(f'\n{"guard":40} {"test":64} result')
     for name, test, _, text in rows:
         print(f'{name:40} {test:64} {text}')
@@ -293,6 +310,37 @@ def fuzz_once(log, seed, ops):
     return line != 'ok', line
 
 
+def fuzz_one(prover, g, logs, ops):
+    """Put @g's defect back, rebuild the debug UML and fuzz it (see the
+    module's text); (the table's row, whether the fuzzer found it)."""
+    print(f'guard {g.name}: fuzzing the debug UML with the defect put back',
+          flush=True)
+    if not prover.tree.apply(g):
+        return fuzz_row(g.name, '-', prover.not_applied(g.name, logs), '-'), False
+    try:
+        build_log = os.path.join(logs, g.name + '.build.log')
+        if not prover.build('debug', build_log):
+            return fuzz_row(g.name, '-', f'build failed (see {build_log})',
+                            '-'), False
+        for seed in (1, 2, 3):
+            found, line = fuzz_once(os.path.join(
+                logs, f'{g.name}-seed{seed}.log'), seed, ops)
+            print(f'  seed {seed}: {line}', flush=True)
+            if found:
+                break
+        else:
+            return fuzz_row(g.name, '1-3', 'not found', '-'), False
+        least, n = ops, ops // 2
+        for _ in range(4):
+            if n < 64 or not fuzz_once(os.path.join(
+                    logs, f'{g.name}-least.log'), seed, n)[0]:
+                break
+            least, n = n, n // 2
+        return fuzz_row(g.name, seed, line, least), True
+    finally:
+        prover.tree.restore()
+
+
 def prove_fuzz(prover, guards):
     """The fuzzer finds each 'Fuzz: yes' guard's defect; the exit status."""
     logs = os.path.join(stages.RESULTS, 'guards-fuzz')
@@ -301,50 +349,16 @@ def prove_fuzz(prover, guards):
     log = os.path.join(logs, 'userland.log')
     if stages.script('build_userland.sh', log=log, target='debug'):
         raise GuardError(f'cannot build the test initramfs (see {log})')
-    rows, bad = [], False
-    try:
-        for g in (g for g in guards if g.fuzz):
-            print(f'guard {g.name}: fuzzing the debug UML with the defect '
-                  'put back', flush=True)
-            if not prover.tree.apply(g):
-                rows.append(fuzz_row(g.name, '-', 'does not apply', '-'))
-                bad = True
-                continue
-            try:
-                build_log = os.path.join(logs, g.name + '.build.log')
-                if not prover.build('debug', build_log):
-                    rows.append(fuzz_row(g.name, '-', 'build failed (see '
-                                         f'{build_log})', '-'))
-                    bad = True
-                    continue
-                for seed in (1, 2, 3):
-                    found, line = fuzz_once(os.path.join(
-                        logs, f'{g.name}-seed{seed}.log'), seed, ops)
-                    print(f'  seed {seed}: {line}', flush=True)
-                    if found:
-                        break
-                if not found:
-                    rows.append(fuzz_row(g.name, '1-3', 'not found', '-'))
-                    bad = True
-                    continue
-                least, n = ops, ops // 2
-                for _ in range(4):
-                    if n < 64 or not fuzz_once(os.path.join(
-                            logs, f'{g.name}-least.log'), seed, n)[0]:
-                        break
-                    least, n = n, n // 2
-                rows.append(fuzz_row(g.name, seed, line, least))
-            finally:
-                prover.tree.restore()
-    finally:
-        prover.build('debug', os.path.join(logs, 'rebuild.log'))
+    found = [fuzz_one(prover, g, logs, ops) for g in guards if g.fuzz]
+    # Not after an interrupt: the guard is out, and the next build catches up.
+    prover.build('debug', os.path.join(logs, 'rebuild.log'))
     print(f'\n{"guard":30} {"seed":5} {"ops":8} found')
-    print('\n'.join(rows))
-    if not rows:
+    print('\n'.join(row for row, _ in found))
+    if not found:
         raise GuardError("no 'Fuzz: yes' guard matches")
-    if bad:
+    if not all(ok for _, ok in found):
         raise GuardError('the fuzzer missed some defects (above)')
-    print(f'the fuzzer found all {len(rows)} defects; replay one with '
+    print(f'the fuzzer found all {len(found)} defects; replay one with '
           './run_tests.sh --fuzz SEED --fuzz-ops N')
     return 0
 
@@ -383,6 +397,9 @@ def main(argv):
     except GuardError as e:
         print(f'error: {e}', file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print('guards: interrupted; the guard is out of the tree', file=sys.stderr)
+        return 130
 
 
 if __name__ == '__main__':

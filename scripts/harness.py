@@ -20,10 +20,13 @@ most one boot per CPU, as the tests' timing bounds assume.
 """
 import glob
 import os
+import re
 import subprocess
 import sys
+import threading
 import time
 
+import fuzz
 import stages
 import targets
 
@@ -142,8 +145,19 @@ def parse(argv):
 
 def check(o):
     """Usage for options that do not go together."""
-    if not o.jobs.isdigit() or int(o.jobs) == 0:
+    if not re.fullmatch('[0-9]+', o.jobs) or int(o.jobs) == 0:
         raise Usage(f"--jobs wants a positive number, not '{o.jobs}'")
+    try:
+        for value, what in ((o.fuzz_ops, '--fuzz-ops'), (o.fuzz_time, '--fuzz-time')):
+            if value is not None:
+                fuzz.positive(value, what)
+        for word in o.fuzz.split(','):
+            if word:
+                fuzz.seed_of(word)
+    except ValueError as e:
+        raise Usage(str(e)) from None
+    if o.bench_args and not o.bench_args[1]:
+        raise Usage(f'{o.bench_args[0].replace("--", "--bench-")} needs a directory')
     if o.bench and o.bench_which not in ('kernel', 'user', 'all'):
         raise Usage(f"--bench takes kernel, user or all, not '{o.bench_which}'")
     if o.bench_args and not (o.bench and o.bench_which == 'kernel'):
@@ -185,33 +199,46 @@ class Run:
     def must(self, name, *argv):
         """A stage the rest depends on: the run ends when it fails."""
         if not self.stage(name, *argv):
-            # What runs beside ends with the run, not after it.
-            for p, _ in self.beside_.values():
-                p.terminate()
-                p.wait()
+            self.stop_beside()
             print('\n0 passed, 1 failed', flush=True)
             sys.exit(1)
 
     def beside(self, name, *argv):
-        """Start a stage beside the others, its output in .work/NAME.log."""
-        log = open(os.path.join(stages.WORK, name + '.log'), 'w')
-        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        self.beside_[name] = (p, time.monotonic())
+        """Start a stage beside the others, in a process group of its own
+        (stop_beside), its output in .work/NAME.log; a thread notes when
+        it ends, for its time."""
+        os.makedirs(stages.WORK, exist_ok=True)
+        with open(os.path.join(stages.WORK, name + '.log'), 'w') as log:
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                 stderr=subprocess.STDOUT, start_new_session=True)
+        took = {}
+
+        def note(start=time.monotonic()):
+            p.wait()
+            took['secs'] = time.monotonic() - start
+        t = threading.Thread(target=note, daemon=True)
+        t.start()
+        self.beside_[name] = (p, t, took)
 
     def join(self, name):
-        """Wait for a stage started beside, then print its log, time and
-        verdict (in the order of the joins, so the report reads as a
-        sequence)."""
-        p, start = self.beside_.pop(name)
-        rc = p.wait()
+        """Wait for a stage started beside, then print its log, its own
+        time and its verdict (in the order of the joins, so the report
+        reads as a sequence)."""
+        p, t, took = self.beside_.pop(name)
+        t.join()
         self.header(name)
         with open(os.path.join(stages.WORK, name + '.log'), errors='replace') as f:
             sys.stdout.write(f.read())
         sys.stdout.flush()
-        self.timings.append(f'{name} {round(time.monotonic() - start)}s')
-        if rc != 0:
+        self.timings.append(f'{name} {round(took["secs"])}s')
+        if p.returncode != 0:
             self.failed.append(name)
+
+    def stop_beside(self):
+        """Stop what runs beside, with all its processes: it ends with the
+        run, not after it."""
+        for p, _, _ in self.beside_.values():
+            stages.stop_group(p)
 
     def summary(self, layers, coverage_layers, floors=False, show_failed=False):
         """The summary stage: exec scripts/summary.py, whose exit status
@@ -292,10 +319,10 @@ def tests_run(run, o):
     run.stage('kunit', sys.executable, script('kunit_layer.py'), o.filter)
     if 'userland-build' not in run.failed:
         run.stage('userland', sys.executable, script('userland_layer.py'))
-        if o.libevent == '1':
-            run.join('libevent-build')
-            if 'libevent-build' not in run.failed:
-                run.stage('libevent', script('run_libevent.sh'))
+    if o.libevent == '1':
+        run.join('libevent-build')
+        if not {'userland-build', 'libevent-build'} & set(run.failed):
+            run.stage('libevent', script('run_libevent.sh'))
     coverage = targets.target(o.target).coverage
     if coverage:
         capture = os.path.join(REPO, 'coverage', 'capture.sh')
@@ -319,6 +346,10 @@ def main(argv):
     # time: what a run costs, beside kunit_tool's own build (its own
     # runs of ./run_tests.sh).
     if argv[:1] == ['time']:
+        if argv[1:2] and argv[1].startswith('-') and argv[1] != '--warm':
+            print('usage: ./run_tests.sh time [DIR | --warm [N]] '
+                  '(scripts/time_harness.sh)', file=sys.stderr)
+            return 1
         execute([script('time_harness.sh'), *argv[1:]])
     try:
         o = parse(argv)
@@ -344,6 +375,17 @@ def main(argv):
         env['SETUP_SMP'] = '1'
     env['KEVENT_TARGET'] = o.target
     run = Run(o)
+    try:
+        go(run, o)
+    except KeyboardInterrupt:
+        run.stop_beside()
+        print('\nrun_tests.sh: interrupted', file=sys.stderr)
+        return 130
+    return 0
+
+
+def go(run, o):
+    """The stages of the run @o asks for, in order."""
     run.must('setup', script('setup.sh'))
     run.must('prepare', script('prepare_tree.sh'))
     py = sys.executable
@@ -395,7 +437,6 @@ def main(argv):
         Run.header("booting UML to a shell ('poweroff' ends it)")
         execute([script('shell.sh')])
     tests_run(run, o)
-    return 0
 
 
 if __name__ == '__main__':

@@ -8,6 +8,7 @@ and kunit_tool imported as a library.  Imported, not run.
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -40,14 +41,45 @@ def kernel(target):
     return t.kernel(os.path.join(WORK, t.build))
 
 
+def command(path, *args):
+    """The command that runs the program @path: a Python module with the
+    harness's python3 (lib.sh's PYTHON), anything else as it is."""
+    return [sys.executable, path, *args] if path.endswith('.py') else [path, *args]
+
+
+def run_group(cmd, **kw):
+    """Run @cmd in a process group of its own; its exit status.  When this
+    process is interrupted (Ctrl-C, or SIGTERM turned into SystemExit),
+    the whole group is stopped before the exception goes on: no make, UML
+    or QEMU of the stage keeps running after it."""
+    p = subprocess.Popen(cmd, start_new_session=True, **kw)
+    try:
+        return p.wait()
+    except BaseException:
+        stop_group(p)
+        raise
+
+
+def stop_group(p):
+    """Stop the process group of @p (SIGTERM, SIGKILL 5 s later)."""
+    for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, None)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, sig)
+        try:
+            p.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
 def script(name, *args, target, log, env=None):
     """Run scripts/NAME (or a path) in @target, its output in the file
-    @log; its exit status."""
+    @log, in a process group of its own (run_group); its exit status."""
     e = dict(os.environ, KEVENT_TARGET=target, **(env or {}))
     with open(log, 'w') as f:
-        return subprocess.run([os.path.join(SCRIPTS, name), *args],
-                              stdout=f, stderr=subprocess.STDOUT,
-                              env=e).returncode
+        return run_group(command(os.path.join(SCRIPTS, name), *args),
+                         stdin=subprocess.DEVNULL, stdout=f,
+                         stderr=subprocess.STDOUT, env=e)
 
 
 # A layer's verdict, for what judges a run without reading its printed
@@ -113,7 +145,8 @@ class Tee:
         self.b.flush()
 
     def isatty(self):
-        return self.a.isatty()
+        """Not a terminal: no colour codes in the copy (as with tee)."""
+        return False
 
 
 @contextlib.contextmanager
@@ -158,9 +191,9 @@ def boot_uml(target, args, log, timeout, env=None):
     status, 124 or 137 when killed."""
     cmd = uml_command(target, args, timeout)
     with open(log, 'w') as f:
-        return subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f,
-                              stderr=subprocess.STDOUT,
-                              env=dict(os.environ, **(env or {}))).returncode
+        return run_group(cmd, stdin=subprocess.DEVNULL, stdout=f,
+                         stderr=subprocess.STDOUT,
+                         env=dict(os.environ, **(env or {})))
 
 
 def gcov_dir(layer, part=0):

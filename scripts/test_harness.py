@@ -19,9 +19,11 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -281,6 +283,11 @@ class Harness(unittest.TestCase):
                 (['--jobs'], '--jobs needs a number'),
                 (['--json'], '--json needs a file name'),
                 (['--no-lint=1'], 'unknown option --no-lint='),
+                (['--jobs', '\u00b2'], "--jobs wants a positive number"),
+                (['--fuzz', '--fuzz-ops', '1e5'], "--fuzz-ops wants a positive number"),
+                (['--fuzz', '--fuzz-time', '0'], "--fuzz-time wants a positive number"),
+                (['--fuzz', '3,x'], "a fuzzing seed is a positive number, not 'x'"),
+                (['--bench', 'kernel', '--bench-save', ''], '--bench-save needs a directory'),
                 (['--bogus'], 'unknown option --bogus')):
             with self.assertRaises(harness.Usage) as e:
                 harness.parse(argv)
@@ -307,6 +314,36 @@ class Stages(unittest.TestCase):
         t.flush()
         self.assertEqual((a.getvalue(), b.getvalue(), t.isatty()),
                          ('x\n', 'x\n', False))
+
+    def test_a_python_stage_runs_with_this_python(self):
+        self.assertEqual(stages.command('/s/x.py', 'a'), [sys.executable, '/s/x.py', 'a'])
+        self.assertEqual(stages.command('/s/x.sh', 'a'), ['/s/x.sh', 'a'])
+        for name in os.listdir(HERE):
+            if name.endswith('.py') and name not in ('stages.py', 'results.py'):
+                with open(os.path.join(HERE, name)) as f:
+                    if "__name__ == '__main__'" in f.read():
+                        self.assertTrue(os.access(os.path.join(HERE, name), os.X_OK),
+                                        f'{name} has a main but is not executable')
+
+    def test_an_interrupted_stage_leaves_no_process(self):
+        with tempfile.TemporaryDirectory() as d:
+            def interrupt(*_):
+                raise KeyboardInterrupt
+            old = signal.signal(signal.SIGALRM, interrupt)
+            signal.setitimer(signal.ITIMER_REAL, 0.5)
+            try:
+                with self.assertRaises(KeyboardInterrupt):
+                    stages.run_group(['sh', '-c', f'sleep 30 & echo $! > {d}/pid; wait'])
+            finally:
+                signal.signal(signal.SIGALRM, old)
+            with open(f'{d}/pid') as f:
+                pid = int(f.read())
+            time.sleep(0.2)
+            try:        # gone, or a zombie that no one has reaped yet
+                with open(f'/proc/{pid}/stat') as f:
+                    self.assertEqual(f.read().rsplit(')', 1)[1].split()[0], 'Z')
+            except FileNotFoundError:
+                pass
 
     def test_the_kernel_log_decides_report_or_crash(self):
         uml = targets.target('coverage')

@@ -223,6 +223,11 @@ def run(target):
     os.makedirs(stages.RESULTS, exist_ok=True)
     stages.clear_status(layer)
     extra = os.environ.get('USERLAND_ARGS', '').split()
+    # An old spelling would reach init unread, and every program would run.
+    if any(re.match(r'KEVENT_[A-Z_]+=', a) for a in extra):
+        return fail(f"USERLAND_ARGS='{' '.join(extra)}': init's parameters are "
+                    'INIT_* (INIT_ONLY=PROGRAM INIT_TEST=NAME, userland/init.c), '
+                    'not KEVENT_*')
     if t.qemu and not shutil.which('qemu-system-x86_64'):
         return fail('qemu-system-x86_64 missing: apt-get install '
                     'qemu-system-x86 (./run_tests.sh --smp does)')
