@@ -293,6 +293,24 @@ class Harness(unittest.TestCase):
                 harness.parse(argv)
             self.assertIn(msg, str(e.exception), argv)
 
+    def test_a_stage_beside_reports_its_own_time_and_verdict(self):
+        with tempfile.TemporaryDirectory() as d, \
+                contextlib.redirect_stdout(io.StringIO()) as out:
+            saved, stages.WORK = stages.WORK, d
+            try:
+                run = harness.Run(harness.parse([]))
+                run.beside('quick', 'sh', '-c', 'echo from-quick; exit 3')
+                run.beside('slow', 'sleep', '30')
+                time.sleep(1.2)     # joined a second after it ended
+                run.join('quick')
+                slow = run.beside_['slow'][0]
+                run.stop_beside()
+            finally:
+                stages.WORK = saved
+        self.assertEqual((run.timings, run.failed), (['quick 0s'], ['quick']))
+        self.assertIn('==> quick\nfrom-quick\n', out.getvalue())
+        self.assertIsNotNone(slow.poll())
+
     def test_every_option_is_in_the_usage(self):
         src = inspect.getsource(harness.parse)
         with open(os.path.join(HERE, 'usage.txt')) as f:
