@@ -170,6 +170,7 @@ static char *ro_mem, *none_mem;
 struct thr {
 	pthread_t t;
 	int idx;
+	int alive;		/* under alive_lock: not returned yet */
 	unsigned long long rng;
 	unsigned long long ops;
 	unsigned long long kind_ops[K_NR];	/* operations run, per kind */
@@ -1013,12 +1014,29 @@ static void op_fork(struct thr *t)
 	}
 }
 
+/*
+ * Signal a worker only while it runs: one that returned may have been
+ * joined by the main thread, which joins them one by one while the
+ * others and the interrupter go on, and pthread_kill() on a joined
+ * thread is undefined (seen: a segfault in pthread_kill(), the fuzzer
+ * killed by it at its time limit).
+ */
+static pthread_mutex_t alive_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void signal_worker(struct thr *to)
+{
+	pthread_mutex_lock(&alive_lock);
+	if (to->alive)
+		pthread_kill(to->t, SIGUSR1);
+	pthread_mutex_unlock(&alive_lock);
+}
+
 static void op_signal(struct thr *t)
 {
 	struct thr *to = &thr[below(t, nthreads)];
 
 	note(t, "signal t%d", to->idx);
-	pthread_kill(to->t, SIGUSR1);
+	signal_worker(to);
 }
 
 /*
@@ -1573,6 +1591,9 @@ static void *worker(void *arg)
 		t->ops++;
 		__sync_fetch_and_add(&ops_done, 1);
 	}
+	pthread_mutex_lock(&alive_lock);
+	t->alive = 0;
+	pthread_mutex_unlock(&alive_lock);
 	return NULL;
 }
 
@@ -1661,7 +1682,7 @@ static void *interrupter(void *arg)
 		struct timespec ts = { 0, 5 * MS };
 
 		nanosleep(&ts, NULL);
-		pthread_kill(thr[i++ % nthreads].t, SIGUSR1);
+		signal_worker(&thr[i++ % nthreads]);
 	}
 	return NULL;
 }
@@ -1827,8 +1848,10 @@ int main(int argc, char **argv)
 	say("seed %llu, %llu operations, %u threads, at most %.0f s, kinds %#x, as uid %d",
 	    seed, budget, nthreads, time_limit, kinds, uid);
 	t0 = now_ns();
-	for (i = 0; i < nthreads; i++)
+	for (i = 0; i < nthreads; i++) {
+		thr[i].alive = 1;
 		pthread_create(&thr[i].t, NULL, worker, &thr[i]);
+	}
 	pthread_create(&wd, NULL, watchdog, NULL);
 	pthread_create(&intr, NULL, interrupter, NULL);
 	pthread_create(&clk, NULL, clock_thread, NULL);
