@@ -63,13 +63,7 @@ def run(target, glob):
     build = os.path.join(stages.WORK, t.build)
     os.makedirs(stages.RESULTS, exist_ok=True)
     stages.clear_status(layer)
-    kernel = t.kernel(build)
-    if t.qemu and not shutil.which('qemu-system-x86_64'):
-        return fail('qemu-system-x86_64 missing: apt-get install '
-                    'qemu-system-x86 (./run_tests.sh --smp does)')
-    if not os.path.exists(kernel):
-        return fail(f'no kernel at {kernel}: build target {t.name} first '
-                    '(./run_tests.sh builds it)')
+    stages.need_kernel(t)
     if not t.qemu:
         os.environ['GCOV_PREFIX'] = stages.gcov_dir('kunit')
     passed = exec_kunit(t, glob, os.path.join(stages.RESULTS, layer + '.json'),
@@ -84,14 +78,9 @@ def run(target, glob):
         return 1
     if not passed:
         stages.set_status(layer, 'failed')
-        return fail(f'{what} tests failed (kernel log: {console})')
+        return stages.fail(f'{what} tests failed (kernel log: {console})')
     stages.set_status(layer, 'passed')
     return 0
-
-
-def fail(message):
-    print(f'error: {message}', file=sys.stderr)
-    return 1
 
 
 def main(argv):
@@ -101,8 +90,8 @@ def main(argv):
     try:
         target = os.environ.get('KEVENT_TARGET') or 'coverage'
         return run(target, argv[0] if argv and argv[0] else stages.KUNIT_GLOB)
-    except ValueError as e:
-        return fail(str(e))
+    except (ValueError, stages.StageError) as e:
+        return stages.fail(str(e))
 
 
 if __name__ == '__main__':

@@ -41,6 +41,23 @@ def kernel(target):
     return t.kernel(os.path.join(WORK, t.build))
 
 
+def fail(message):
+    """Print @message as an error; the exit status 1."""
+    print(f'error: {message}', file=sys.stderr)
+    return 1
+
+
+def need_kernel(t):
+    """StageError unless target @t's kernel is built and, for x86_64,
+    QEMU is there."""
+    if t.qemu and not shutil.which('qemu-system-x86_64'):
+        raise StageError('qemu-system-x86_64 missing: apt-get install '
+                         'qemu-system-x86 (./run_tests.sh --smp does)')
+    if not os.path.exists(kernel(t.name)):
+        raise StageError(f'no kernel at {kernel(t.name)}: build target '
+                         f'{t.name} first (./run_tests.sh builds it)')
+
+
 def command(path, *args):
     """The command that runs the program @path: a Python module with the
     harness's python3 (lib.sh's PYTHON), anything else as it is."""
@@ -48,15 +65,20 @@ def command(path, *args):
 
 
 def run_group(cmd, **kw):
-    """Run @cmd in a process group of its own; its exit status.  When this
-    process is interrupted (Ctrl-C, or SIGTERM turned into SystemExit),
-    the whole group is stopped before the exception goes on: no make, UML
-    or QEMU of the stage keeps running after it."""
-    p = subprocess.Popen(cmd, start_new_session=True, **kw)
+    """Run @cmd in a process group of its own; its exit status (wait_groups)."""
+    return wait_groups([subprocess.Popen(cmd, start_new_session=True, **kw)])[0]
+
+
+def wait_groups(procs):
+    """The exit statuses of @procs, each started in a process group of its
+    own.  When this process is interrupted (Ctrl-C, or SIGTERM turned into
+    SystemExit), every group is stopped before the exception goes on: no
+    make, UML or QEMU of a stage keeps running after it."""
     try:
-        return p.wait()
+        return [p.wait() for p in procs]
     except BaseException:
-        stop_group(p)
+        for p in procs:
+            stop_group(p)
         raise
 
 

@@ -46,11 +46,6 @@ import userland_parts
 KILLED = (124, 137)     # timeout(1): the boot outlived its timeout
 
 
-def fail(message):
-    print(f'error: {message}', file=sys.stderr)
-    return 1
-
-
 def read(path):
     try:
         with open(path, errors='replace') as f:
@@ -128,17 +123,15 @@ def uml_boots(t, extra):
         log = open(os.path.join(d, 'console.log'), 'w')
         env = dict(os.environ, GCOV_PREFIX=stages.gcov_dir('userland', i))
         boots.append(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
-                                      stderr=subprocess.STDOUT, env=env))
+                                      stderr=subprocess.STDOUT, env=env,
+                                      start_new_session=True))
         log.close()
-    rcs = [b.wait() for b in boots]
+    rcs = stages.wait_groups(boots)
     consoles = [read(os.path.join(hostfs, str(i), 'console.log'))
                 for i in range(parts)]
     if programs:
-        recorded = userland_parts.record(userland_parts.read_times(times),
-                                         consoles)
-        with open(times, 'w') as f:
-            for p in sorted(recorded):
-                f.write(f'{p} {recorded[p]:.1f}\n')
+        userland_parts.write_times(times, userland_parts.record(
+            userland_parts.read_times(times), consoles))
     console = os.path.join(stages.RESULTS, 'userland-console.log')
     with open(console, 'w') as f:
         for i in range(parts):
@@ -188,9 +181,9 @@ def qemu_boot(t, extra):
         stdout=subprocess.PIPE, check=True).stdout.decode().split('\0')[:-1]
     print('booting: ' + ' '.join(shlex.quote(c) for c in cmd), flush=True)
     with open(console, 'w') as f:
-        rc = subprocess.run(['timeout', '--kill-after=10', str(timeout), *cmd],
-                            stdin=subprocess.DEVNULL, stdout=f,
-                            stderr=subprocess.STDOUT).returncode
+        rc = stages.run_group(['timeout', '--kill-after=10', str(timeout), *cmd],
+                              stdin=subprocess.DEVNULL, stdout=f,
+                              stderr=subprocess.STDOUT)
     if not os.path.exists(ktap):
         open(ktap, 'w').close()
     problem, verdict = problem_of('QEMU', rc, read(console), read(ktap),
@@ -225,18 +218,12 @@ def run(target):
     extra = os.environ.get('USERLAND_ARGS', '').split()
     # An old spelling would reach init unread, and every program would run.
     if any(re.match(r'KEVENT_[A-Z_]+=', a) for a in extra):
-        return fail(f"USERLAND_ARGS='{' '.join(extra)}': init's parameters are "
+        return stages.fail(f"USERLAND_ARGS='{' '.join(extra)}': init's parameters are "
                     'INIT_* (INIT_ONLY=PROGRAM INIT_TEST=NAME, userland/init.c), '
                     'not KEVENT_*')
-    if t.qemu and not shutil.which('qemu-system-x86_64'):
-        return fail('qemu-system-x86_64 missing: apt-get install '
-                    'qemu-system-x86 (./run_tests.sh --smp does)')
-    kernel = stages.kernel(t.name)
-    if not os.path.exists(kernel):
-        return fail(f'no kernel at {kernel}: build target {t.name} first '
-                    '(./run_tests.sh builds it)')
+    stages.need_kernel(t)
     if not os.path.isfile(os.path.join(stages.USERLAND_OUT, 'initramfs.cpio')):
-        return fail('no initramfs: run scripts/build_userland.sh')
+        return stages.fail('no initramfs: run scripts/build_userland.sh')
     boot = qemu_boot if t.qemu else uml_boots
     console, ktap, programs, problem, verdict = boot(t, extra)
     # Every program of the initramfs has its result line.
@@ -249,10 +236,10 @@ def run(target):
     if problem:
         stages.set_status(layer, verdict)
         print('\n'.join(read(console).splitlines()[-30:]), file=sys.stderr)
-        return fail(f'{what}: {problem}')
+        return stages.fail(f'{what}: {problem}')
     if not passed:
         stages.set_status(layer, 'failed')
-        return fail(f'{what} tests failed (KTAP: {ktap})')
+        return stages.fail(f'{what} tests failed (KTAP: {ktap})')
     if stages.judge_log(t, layer, console, what):
         return 1
     stages.set_status(layer, 'passed')
@@ -266,7 +253,7 @@ def main(argv):
     try:
         return run(os.environ.get('KEVENT_TARGET') or 'coverage')
     except (ValueError, stages.StageError) as e:
-        return fail(str(e))
+        return stages.fail(str(e))
 
 
 if __name__ == '__main__':

@@ -53,6 +53,13 @@ def record(times, logs):
     return times
 
 
+def write_times(path, times):
+    """Keep @times in @path, as read_times() reads them."""
+    with open(path, 'w', encoding='utf-8') as f:
+        for p in sorted(times):
+            f.write(f'{p} {times[p]:.1f}\n')
+
+
 def split(times, n, programs):
     """@programs dealt to @n boots by @times; [] when no time is known."""
     known = [max(times[p], FLOOR) for p in programs if p in times]
@@ -78,10 +85,7 @@ def main(argv):
                     logs.append(f.read())
             except FileNotFoundError:
                 pass
-        times = record(read_times(argv[2]), logs)
-        with open(argv[2], 'w', encoding='utf-8') as f:
-            for p in sorted(times):
-                f.write(f'{p} {times[p]:.1f}\n')
+        write_times(argv[2], record(read_times(argv[2]), logs))
         return 0
     if len(argv) >= 4 and argv[1] == 'split' and argv[3].isdigit():
         for part in split(read_times(argv[2]), int(argv[3]), argv[4:]):
