@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # kunit_tool QEMU config of the kevent SMP kernel (--qemu_config), also read
-# by scripts/qemu_cmd.py for the user-space boot: x86_64 under
-# multi-threaded TCG (these machines have no KVM) with 4 vCPUs and memory
-# enough for KASAN.  kunit_tool loads this file as if it were in its
-# qemu_configs/ folder, hence the relative import.
+# by scripts/stages.py's qemu_command() for the user-space boot: x86_64
+# under multi-threaded TCG (these machines have no KVM) with 4 vCPUs and
+# memory enough for KASAN.  kunit_tool loads this file as if it were in its
+# qemu_configs/ folder, hence the relative import; stages.py loads it as a
+# module of its own, with kunit_tool's folder in the import path.
 #
 # Environment (set by scripts/userland_layer.py; all optional):
 #   KEVENT_QEMU_CPUS     vCPUs (default 4)
@@ -13,7 +14,10 @@
 #                        to: init's results channel (INIT_RESULTS=/dev/ttyS1)
 import os
 
-from ..qemu_config import QemuArchParams
+try:
+    from ..qemu_config import QemuArchParams
+except ImportError:
+    from qemu_config import QemuArchParams
 
 _env = os.environ.get
 # An Intel model with a constant TSC, its vCPUs cores of one socket: the

@@ -4,7 +4,7 @@
 # userland/libevent/series with patch -p1, autoreconf (the patches change
 # configure.ac and Makefile.am), configure against the tree's uapi
 # headers (<linux/ukevent.h>, installed in $LIBEVENT_WORK/headers, apart
-# from build_userland.sh's, so that the two builds can run side by side,
+# from build.py userland's, so that the two builds can run side by side,
 # as ./run_tests.sh --libevent runs them beside the kernel build) and
 # make the library, the test programs and the benchmarks, linked with
 # -static.  The programs go to $LIBEVENT_WORK/bin/.  The copy, autoreconf

@@ -184,7 +184,7 @@ def coverage_run(seed, ops, secs):
           flush=True)
     build_log = os.path.join(d, 'coverage-build.log')
     run_log = os.path.join(d, 'coverage-run.log')
-    if stages.script('build_kernel.sh', target='coverage', log=build_log):
+    if stages.script('build.py', 'kernel', target='coverage', log=build_log):
         print(f'fuzz: no coverage for this run (the coverage build failed, '
               f'see {build_log})')
         return

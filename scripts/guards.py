@@ -223,8 +223,7 @@ class Prover:
 
     @staticmethod
     def build(target, log):
-        t = targets.target(target)
-        return stages.script('build_smp.sh' if t.qemu else 'build_kernel.sh',
+        return stages.script('build.py', 'kernel',
                              target=target, log=log) == 0
 
     @staticmethod
@@ -283,7 +282,7 @@ def prove_all(prover, guards, smp_only):
     os.makedirs(logs, exist_ok=True)
     if not smp_only and any(g.test.startswith('user:') for g in guards):
         log = os.path.join(logs, 'userland.log')
-        if stages.script('build_userland.sh', log=log, target='coverage'):
+        if stages.script('build.py', 'userland', log=log, target='coverage'):
             raise GuardError(f'cannot build the test initramfs (see {log})')
     rows = []
     for g in guards:
@@ -347,7 +346,7 @@ def prove_fuzz(prover, guards):
     os.makedirs(logs, exist_ok=True)
     ops, _ = fuzz.budget()
     log = os.path.join(logs, 'userland.log')
-    if stages.script('build_userland.sh', log=log, target='debug'):
+    if stages.script('build.py', 'userland', log=log, target='debug'):
         raise GuardError(f'cannot build the test initramfs (see {log})')
     found = [fuzz_one(prover, g, logs, ops) for g in guards if g.fuzz]
     # Not after an interrupt: the guard is out, and the next build catches up.

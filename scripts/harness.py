@@ -270,6 +270,9 @@ def script(name):
     return os.path.join(SCRIPTS, name)
 
 
+py = sys.executable     # the harness's python3, for its Python stages
+
+
 def remove(*patterns):
     for pat in patterns:
         for f in glob.glob(os.path.join(stages.RESULTS, pat)):
@@ -280,9 +283,9 @@ def smp_run(run, o):
     """--smp: the x86_64 SMP layers, their own build, no coverage (the
     report stays the UML runs')."""
     remove('smp-*.json')
-    run.must('smp-build', script('build_smp.sh'))
+    run.must('smp-build', py, script('build.py'), 'kernel')
     run.stage('smp-kunit', sys.executable, script('kunit_layer.py'), o.filter)
-    run.stage('smp-userland-build', script('build_userland.sh'))
+    run.stage('smp-userland-build', py, script('build.py'), 'userland')
     run.stage('smp-userland', sys.executable, script('userland_layer.py'))
     run.summary('smp-kunit,smp-userland', '')
 
@@ -300,7 +303,7 @@ def bench_run(o):
             sys.exit(1)
     if o.bench_which == 'kernel':
         sys.exit(0)
-    then(script('build_userland.sh'))
+    then(py, script('build.py'), 'userland')
     Run.header('user-space benchmark (about 11 minutes)')
     execute([script('run_bench.sh')])
 
@@ -388,28 +391,28 @@ def go(run, o):
     """The stages of the run @o asks for, in order."""
     run.must('setup', script('setup.sh'))
     run.must('prepare', script('prepare_tree.sh'))
-    py = sys.executable
     if o.guards and o.smp:
         Run.header('prove guards in the SMP kernel')
-        run.must('smp-build', script('build_smp.sh'))
+        run.must('smp-build', py, script('build.py'), 'kernel')
         execute([py, script('guards.py'), 'prove', '--smp'])
     if o.smp:
         smp_run(run, o)
     if o.tests:
-        run.beside('userland-build', 'nice', '-n', '10', script('build_userland.sh'))
+        run.beside('userland-build', 'nice', '-n', '10', py, script('build.py'),
+                   'userland')
         # Lint reads the sources and writes only its own build dir: beside
         # the kernel build and the boots, niced, reported last.  (The
         # tests' tight timing bounds are judged on the fastest of 5
         # tries, userland/tests/common.h, so lint beside the boots does
         # not fail them.)
         if o.lint:
-            run.beside('lint', 'nice', '-n', '19', script('lint.sh'))
+            run.beside('lint', 'nice', '-n', '19', py, script('lint.py'))
         # libevent's build needs the tree, not the kernel (its configure
         # is one long serial job; cold, it takes minutes).
         if o.libevent == '1':
             run.beside('libevent-build', 'nice', '-n', '19',
                        script('build_libevent.sh'))
-    run.must('build', script('build_kernel.sh'))
+    run.must('build', py, script('build.py'), 'kernel')
     if o.guards and o.fuzz:
         Run.header('prove that the fuzzer finds the guarded defects')
         execute([py, script('guards.py'), 'prove-fuzz'])
@@ -420,20 +423,20 @@ def go(run, o):
         bench_run(o)
     if o.fuzz:
         remove('fuzz.json')
-        run.stage('userland-build', script('build_userland.sh'))
+        run.stage('userland-build', py, script('build.py'), 'userland')
         run.stage('fuzz', py, script('fuzz.py'), 'run', *o.fuzz.split(','))
         run.summary('fuzz', 'fuzz')
     if o.libevent == 'bench':
-        then(script('build_userland.sh'))
+        then(py, script('build.py'), 'userland')
         Run.header('libevent benchmark')
         execute([script('run_libevent_bench.sh')])
     if o.libevent == 'only':
         remove('libevent.json')
-        run.stage('userland-build', script('build_userland.sh'))
+        run.stage('userland-build', py, script('build.py'), 'userland')
         run.stage('libevent', script('run_libevent.sh'))
         run.summary('libevent', '')
     if o.shell:
-        then(script('build_userland.sh'))
+        then(py, script('build.py'), 'userland')
         Run.header("booting UML to a shell ('poweroff' ends it)")
         execute([script('shell.sh')])
     tests_run(run, o)

@@ -31,7 +31,7 @@
 #   KEVENT_QEMU_CPUS=N    the vCPUs check_smp_log.sh expects (default 4)
 #   FUZZ_OPS, FUZZ_TIME, FUZZ_REDUCE, FUZZ_REDUCE_BOOTS,
 #   FUZZ_COVERAGE_TIME    the fuzzer's budget (scripts/fuzz.py)
-#   KEVENT_WHOLE_MAKE=1   build_kernel.sh makes the whole tree even when
+#   KEVENT_WHOLE_MAKE=1   build.py kernel makes the whole tree even when
 #                         only kevent's C files changed
 #   KBUILD_TRY_RUN_CACHE  1 (set here): every make of a build dir keeps
 #                         kbuild's compiler probes for the next one
@@ -42,8 +42,6 @@
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${KEVENT_WORK:-$REPO/.work}	# everything generated, ignored by git
 TREE=$WORK/linux			# the prepared kernel tree
-LINT_BUILD=$WORK/build-lint		# W=1 compile of the kevent files
-HEADERS=$WORK/headers			# make headers_install output
 USERLAND_OUT=$WORK/userland		# static programs and the initramfs
 RESULTS=$WORK/results			# KTAP, logs, JSON of the last run
 GCOV_DATA=$RESULTS/gcov			# the boots' .gcda files (gcov_boot)
@@ -112,97 +110,10 @@ stage() {
 	printf '\n==> %s\n' "$*"
 }
 
-# The target's config fragments, as kunit_tool arguments.
-kunitconfig_args() {
-	local f
-
-	for f in "${KUNITCONFIGS[@]}"; do
-		printf '%s\n' --kunitconfig "$f"
-	done
-}
-
-# A hash of what decides the UML build's configuration: the fragments,
-# kernel/patches/, kevent's Kconfig, kunit_tool's UML fragment, the tree's
-# version and the compiler's.  build_kernel.sh and lint.sh keep it in
-# DIR/.kevent-config once kunit_tool has made and checked DIR's .config.
-config_hash() {
-	local f cfg
-
-	mapfile -t cfg < <(kunitconfig_args)
-	{
-		printf '%s\n' "${cfg[@]}"
-		for f in "${cfg[@]}"; do [ -f "$f" ] && cat "$f"; done
-		cat "$REPO"/kernel/patches/*.patch "$REPO/kernel/kevent/Kconfig" \
-			"$TREE/tools/testing/kunit/configs/arch_uml.config" "$TREE/Makefile" \
-			"$TREE/.kevent-origin"
-		"${CC:-gcc}" --version 2>&1 | head -n 1
-	} | sha256sum
-}
-
-# Whether DIR's .config is the one kunit_tool made from the inputs whose
-# config_hash is HASH (then only make needs to run there).
-config_stamped() {	# dir hash
-	[ -f "$1/.config" ] && [ "$(cat "$1/.kevent-config" 2>/dev/null)" = "$2" ]
-}
-
-# The files of the tree the harness writes: the overlay (prepare_tree.sh's
-# manifest) and what the patches and the guards touch.  The tree is the
-# harness's own: edits go into the repository, and nothing else in the
-# tree changes after it is extracted.
-tree_files() {
-	[ -f "$TREE/.kevent-overlay" ] || return 1
-	{
-		cat "$TREE/.kevent-overlay"
-		cat "$REPO"/kernel/patches/*.patch "$REPO"/kernel/guards/*.patch |
-			sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p'
-	} | sort -u
-}
-
-# What a mark records: the list of tree_files (given, or read) and the
-# compiler flags of the environment (KCFLAGS changes every object).
-tree_state() {	# [files]
-	local files
-
-	files=${1-$(tree_files)} || return 1
-	printf '%s\nKCFLAGS=%s\n' "$files" "${KCFLAGS:-}" | sha256sum
-}
-
-# Those of tree_files newer than FILE (a mark), one per line; status 1
-# when the state differs from the one FILE recorded (a file was added or
-# removed, KCFLAGS changed: everything counts as changed) or FILE is
-# missing.
-tree_changed_since() {	# file
-	local f files
-
-	files=$(tree_files) && [ -f "$1" ] &&
-		[ "$(tree_state "$files")" = "$(cat "$1")" ] || return 1
-	while IFS= read -r f; do
-		[ "$TREE/$f" -nt "$1" ] && printf '%s\n' "$f"
-	done <<< "$files"
-	return 0
-}
-
-# Marks of work done on the tree: mark_tree_begin FILE... before the work
-# (each FILE.new records the state, now), mark_tree_done FILE... after the
-# work succeeded (each FILE then has the time the work began).  Work that
-# fails or is interrupted leaves no FILE.
-mark_tree_begin() {	# file...
-	local f state
-
-	rm -f "$@"
-	state=$(tree_state)
-	for f; do printf '%s\n' "$state" > "$f.new"; done
-}
-mark_tree_done() {	# file...
-	local f
-
-	for f; do mv "$f.new" "$f"; done
-}
-
 # The UML binary and the initramfs boot_initramfs needs, or a message.
 need_boot_files() {
 	[ -x "$KERNEL" ] || die "no UML kernel at $KERNEL: run ./run_tests.sh once first"
-	[ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: run scripts/build_userland.sh"
+	[ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: run scripts/build.py userland"
 }
 
 # Boot the UML with the test initramfs; the console is this process's

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The libevent initramfs: the test initramfs (build_userland.sh's list)
+# The libevent initramfs: the test initramfs (build.py userland's list)
 # plus libevent's static programs in /libevent/bin and the script that
 # runs them, /libevent/run-in-uml.sh.  Written to $LIBEVENT_WORK/initramfs.cpio.
 set -eu
@@ -8,7 +8,7 @@ set -eu
 
 bin=$LIBEVENT_WORK/bin
 list=$USERLAND_OUT/initramfs.list
-[ -f "$list" ] || die "no $list: run scripts/build_userland.sh"
+[ -f "$list" ] || die "no $list: run scripts/build.py userland"
 [ -f "$bin/.stamp" ] || die "libevent is not built: run scripts/build_libevent.sh"
 # What libevent's resolver tests read: localhost in /etc/hosts (the
 # blocking resolver of dns/bufferevent_connect_hostname), a nameserver in

@@ -10,7 +10,7 @@ set -eu
 
 out=$RESULTS/bench
 need_boot_files
-[ -x "$USERLAND_OUT/bench/kevent-bench" ] || die "no benchmark program: run scripts/build_userland.sh"
+[ -x "$USERLAND_OUT/bench/kevent-bench" ] || die "no benchmark program: run scripts/build.py userland"
 mkdir -p "$out"
 rm -f "$out"/raw.csv
 # The command line carries the command; hostfs carries the results back.

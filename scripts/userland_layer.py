@@ -172,13 +172,7 @@ def qemu_boot(t, extra):
         'INIT_KMEMLEAK=1', 'INIT_REBOOT=1',
         f"INIT_TOLERANCE_SCALE={os.environ.get('SMP_TOLERANCE_SCALE', '5')}",
         'INIT_RESULTS=/dev/ttyS1', f'INIT_TIMEOUT={timeout // 4}', *extra]
-    # kunit_tool's QEMU command, from its own loader of the config, in a
-    # process of its own (this one imports kunit_tool once, to parse).
-    cmd = subprocess.run(
-        [sys.executable, os.path.join(stages.SCRIPTS, 'qemu_cmd.py'),
-         os.path.dirname(stages.KUNIT_PY), t.qemu_config(),
-         os.path.join(stages.WORK, t.build), *args],
-        stdout=subprocess.PIPE, check=True).stdout.decode().split('\0')[:-1]
+    cmd = stages.qemu_command(t, args)
     print('booting: ' + ' '.join(shlex.quote(c) for c in cmd), flush=True)
     with open(console, 'w') as f:
         rc = stages.run_group(['timeout', '--kill-after=10', str(timeout), *cmd],
@@ -223,7 +217,7 @@ def run(target):
                     'not KEVENT_*')
     stages.need_kernel(t)
     if not os.path.isfile(os.path.join(stages.USERLAND_OUT, 'initramfs.cpio')):
-        return stages.fail('no initramfs: run scripts/build_userland.sh')
+        return stages.fail('no initramfs: run scripts/build.py userland')
     boot = qemu_boot if t.qemu else uml_boots
     console, ktap, programs, problem, verdict = boot(t, extra)
     # Every program of the initramfs has its result line.
