@@ -10,7 +10,7 @@
 # SOURCES (checkpatch), SHELLS (shellcheck), PAGES (groff), SELFTEST
 # (what the harness's self-tests read).
 
-this := $(REPO)/scripts/lint.mk
+this := $(abspath $(lastword $(MAKEFILE_LIST)))
 checkpatch := $(TREE)/scripts/checkpatch.pl $(TREE)/scripts/spelling.txt \
 	$(TREE)/scripts/const_structs.checkpatch
 shellcheck := $(shell command -v shellcheck)
@@ -49,5 +49,7 @@ $(OUT)/man/%: $(REPO)/% $(this)
 # (scripts/, coverage/) or the Python that runs it changed.
 $(OUT)/selftest: $(SELFTEST:%=$(REPO)/%) $(python) $(this)
 	@mkdir -p $(@D)
-	@$(REPO)/scripts/selftest.sh || { echo "lint: harness self-tests" >&2; exit 1; }
+	@$(PYTHON) $(REPO)/scripts/test_harness.py >$@.log 2>&1 || \
+		{ cat $@.log >&2; echo "lint: harness self-tests" >&2; exit 1; }
+	@echo "selftest: $$(tail -n 3 $@.log | head -n 1)"
 	@touch $@

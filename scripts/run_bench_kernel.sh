@@ -80,7 +80,7 @@ boot() {	# build-dir name run
 	set -e
 	cp "$1/test.log" "$out/$2.log"
 	[ "$rc" = 0 ] || die "the in-kernel benchmark failed in run $3 of $2 (kernel log: $out/$2.log, kunit_tool: $out/$2-parsed.txt; the runs before it: $again)"
-	"$REPO/scripts/check_log.sh" "$out/$2.log" bench
+	"$PYTHON" "$REPO/scripts/logscan.py" "$out/$2.log" bench
 	cp "$out/$2.log" "$out/$2-$3.log"
 }
 

@@ -50,7 +50,7 @@ for b in kevent epoll; do
 	*) say "libevent: the $b boot's UML exited with status ${status[$b]} (console: $out/console-$b.log)" ;;
 	esac
 	[ "${status[$b]}" = 0 ] || rc=1
-	"$REPO/scripts/check_log.sh" "$out/console-$b.log" || rc=1
+	"$PYTHON" "$REPO/scripts/logscan.py" "$out/console-$b.log" || rc=1
 done
 "$PYTHON" "$REPO/scripts/libevent_results.py" "$out" \
 	--check-dumpevents "$LIBEVENT_WORK/bin/check-dumpevents.py" || rc=1

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Unit tests of the harness's Python: the results model (results.py),
-the coverage module (coverage/lcov_info.py), the summary's exit status
-and totals line, the guards' headers and judge (guards.py), a fuzzing
-boot's verdict (fuzz.py), the orchestrator's options (harness.py), the
-layers' shared pieces (stages.py), a user-space boot's problem
-(userland_layer.py), the join of the
-user-space boots' KTAP (ktap_merge.py) and the in-kernel benchmark's
-tables (bench_kernel.py), the kernels under test (targets.py), over the
-recorded
-inputs in scripts/test_data/.  Run by scripts/selftest.sh (the lint stage
-of ./run_tests.sh), or alone: python3 scripts/test_harness.py -v
+"""Unit tests of the harness, as kunit_tool_test.py tests kunit_tool: over
+the recorded inputs in scripts/test_data/, or scratch trees.  Each class
+tests one module: the results model (results.py), the coverage module
+(coverage/lcov_info.py), the summary's exit status and totals line, the
+guards' headers and judge (guards.py), a fuzzing boot's verdict (fuzz.py),
+the orchestrator's options (harness.py), the layers' shared pieces
+(stages.py), a user-space boot's problem (userland_layer.py), the join of
+the user-space boots' KTAP (ktap_merge.py), the kernel log scan
+(logscan.py), the in-kernel benchmark's tables (bench_kernel.py) and the
+user-space one's (bench_report.py), libevent's results, the layers of
+kernel/kevent/ (check_layers.py), the kernels under test (targets.py),
+what lib.sh refuses, the builds' decisions (build.py, tree.py) and lint's
+files and rules (lint.py, lint.mk).  Run by the lint stage of
+./run_tests.sh (scripts/lint.mk), or alone: python3 scripts/test_harness.py -v
 """
 
 import contextlib
@@ -19,18 +22,21 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
+import unittest.mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, 'test_data')
 sys.path.insert(0, os.path.join(HERE, '..', 'coverage'))
 sys.path.insert(0, HERE)
 import bench_kernel  # noqa: E402
+import build  # noqa: E402
 import check_layers  # noqa: E402
 import fuzz  # noqa: E402
 import logscan  # noqa: E402
@@ -39,9 +45,11 @@ import harness  # noqa: E402
 import ktap_merge  # noqa: E402
 import lcov_info  # noqa: E402
 import libevent_results  # noqa: E402
+import lint  # noqa: E402
 import results  # noqa: E402
 import stages  # noqa: E402
 import targets  # noqa: E402
+import tree  # noqa: E402
 import userland_layer  # noqa: E402
 import userland_parts  # noqa: E402
 
@@ -577,7 +585,7 @@ class KtapMerge(unittest.TestCase):
 
 
 class LogScan(unittest.TestCase):
-    """The kernel log scan (logscan.py, check_log.sh, check_smp_log.sh)."""
+    """The kernel log scan (logscan.py)."""
 
     data = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 
@@ -1067,6 +1075,190 @@ class Targets(unittest.TestCase):
             self.assertEqual(targets.main(['shell', 'nocov']), 1)
             self.assertEqual(targets.main(['shell']), 1)
         self.assertIn('Usage: targets.py shell NAME', err.getvalue())
+
+
+class LibSh(unittest.TestCase):
+    """What scripts/lib.sh refuses and loads, for the bash stages left."""
+
+    def source(self, env, then=''):
+        lib = os.path.join(HERE, 'lib.sh')
+        e = {k: v for k, v in os.environ.items()
+             if k not in ('KEVENT_TARGET', 'USERLAND_ARGS', 'KCSAN',
+                          'KEVENT_FLAVOUR', 'KEVENT_PYTHON')}
+        return subprocess.run(['bash', '-c', f'. "$1"{then}', '-', lib],
+                              env=dict(e, **env), capture_output=True, text=True,
+                              check=False)
+
+    def test_an_old_init_parameter_name_is_refused(self):
+        # init's parameters are INIT_*: an old KEVENT_ONLY= would reach init
+        # unread, and every program would run.
+        for args in ('KEVENT_ONLY=kevent_dev_test', 'mem=256M\tKEVENT_TEST=x'):
+            r = self.source({'USERLAND_ARGS': args})
+            self.assertEqual(r.returncode, 1, args)
+            self.assertIn("init's parameters are INIT_*", r.stderr)
+        r = self.source({'USERLAND_ARGS': 'INIT_ONLY=kevent_dev_test INIT_TEST=x'})
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_a_target_is_loaded_and_the_old_knobs_refused(self):
+        r = self.source({'KEVENT_TARGET': 'smp-kcsan'}, '; echo "$BUILD"')
+        self.assertEqual(r.stdout.strip(),
+                         os.path.join(stages.WORK, 'build-smp-kcsan'))
+        for env, said in (({'KEVENT_TARGET': 'nocov'}, "unknown target 'nocov'"),
+                          ({'KEVENT_FLAVOUR': 'debug'}, 'now KEVENT_TARGET'),
+                          ({'KCSAN': '1'}, 'now KEVENT_TARGET=smp-kcsan')):
+            r = self.source(env)
+            self.assertEqual(r.returncode, 1, env)
+            self.assertIn(said, r.stderr)
+
+    def test_it_loads_without_python3(self):
+        # Before setup.sh installs python3 on a minimal machine.
+        r = self.source({'KEVENT_PYTHON': '/nonexistent/python3'})
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
+class BenchReport(unittest.TestCase):
+    """The user-space benchmark's tables (bench_report.py)."""
+
+    def test_medians_min_max_and_the_ratio(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(data('bench/raw.csv')) as f, \
+                    open(os.path.join(d, 'raw.csv'), 'w') as g:
+                g.write(f.read())
+            out = subprocess.run([sys.executable, os.path.join(HERE, 'bench_report.py'), d],
+                                 capture_output=True, text=True,
+                                 check=True).stdout.splitlines()
+        self.assertIn('| kevent_get_events | 10 | 500 [500, 500] | '
+                      '300.0 [200.0, 400.0] | 3333 |', out)
+        self.assertIn('| oneactive | 10 | kevent_get_events | 3333 | 1667 | 2.00 |', out)
+
+
+class Build(unittest.TestCase):
+    """The builds' decisions (build.py, tree.py) on a scratch tree."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.saved = stages.TREE
+        stages.TREE = self.tmp.name
+        self.addCleanup(setattr, stages, 'TREE', self.saved)
+        os.makedirs(os.path.join(self.tmp.name, 'kernel/kevent'))
+        for f in ('kernel/kevent/kevent.c', 'kernel/kevent/kevent.h', 'fs/file.c'):
+            self.touch(f)
+        with open(os.path.join(self.tmp.name, '.kevent-overlay'), 'w') as f:
+            f.write('kernel/kevent/kevent.c\nkernel/kevent/kevent.h\n')
+
+    def touch(self, name, when=None):
+        path = os.path.join(self.tmp.name, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'a'):
+            pass
+        if when:
+            os.utime(path, ns=(when, when))
+        else:
+            os.utime(path)
+
+    def test_a_mark_names_what_changed_since_it_began(self):
+        mark = os.path.join(self.tmp.name, 'mark')
+        self.assertIsNone(tree.changed_since(mark))     # no mark yet
+        tree.begin(mark)
+        self.assertIsNone(tree.changed_since(mark))     # work not done
+        tree.done(mark)
+        past = os.stat(mark).st_mtime_ns - 10**9
+        for f in ('kernel/kevent/kevent.c', 'kernel/kevent/kevent.h'):
+            self.touch(f, past)
+        self.assertEqual(tree.changed_since(mark), [])
+        self.touch('kernel/kevent/kevent.c', past + 2 * 10**9)
+        self.assertEqual(tree.changed_since(mark), ['kernel/kevent/kevent.c'])
+        # Another compiler flag, or a file more: everything changed.
+        with unittest.mock.patch.dict(os.environ, {'KCFLAGS': '-O1'}):
+            self.assertIsNone(tree.changed_since(mark))
+        with open(os.path.join(self.tmp.name, '.kevent-overlay'), 'a') as f:
+            f.write('kernel/kevent/new.c\n')
+        self.assertIsNone(tree.changed_since(mark))
+        # A patch's file counts as the harness's: it is in the list.
+        self.assertIn('fs/file_table.c', tree.files())
+
+    def test_only_kevent_sources_take_the_short_make(self):
+        self.assertTrue(build.kevent_only([]))
+        self.assertTrue(build.kevent_only(['kernel/kevent/kevent.c',
+                                           'kernel/kevent/kunit/x_test.h']))
+        for other in ('kernel/kevent/Makefile', 'kernel/kevent/Kconfig',
+                      'include/linux/kevent.h', 'fs/file_table.c'):
+            self.assertFalse(build.kevent_only(['kernel/kevent/kevent.c', other]),
+                             other)
+
+    def test_the_config_hash_follows_the_fragments(self):
+        t = targets.target('plain')
+        one = tree.config_hash(t)
+        self.assertEqual(one, tree.config_hash(t))
+        self.assertNotEqual(one, tree.config_hash(targets.target('coverage')))
+        with unittest.mock.patch.dict(os.environ, {'CC': 'no-such-compiler'}):
+            self.assertNotEqual(one, tree.config_hash(t))
+
+    def test_the_initramfs_list(self):
+        lines = build.initramfs_list(
+            '/o', '/bin/bb', ['busybox', 'sh', 'ls'],
+            {'tests': ['t1'], 'tools': ['man'], 'bench': [], 'fuzz': ['kevent-fuzz']},
+            ['cat2/kevent_ctl.2', 'cat7/kevent.7']).splitlines()
+        for want in ('dir /fuzz 0755 0 0', 'dir /usr/share/man/cat2 0755 0 0',
+                     'file /usr/share/man/cat7/kevent.7 /o/man/cat7/kevent.7 0644 0 0',
+                     'nod /dev/console 0600 0 0 c 5 1', 'file /init /o/init 0755 0 0',
+                     'file /bin/busybox /bin/bb 0755 0 0', 'slink /bin/sh busybox 0777 0 0',
+                     'file /tests/t1 /o/tests/t1 0755 0 0',
+                     'file /fuzz/kevent-fuzz /o/fuzz/kevent-fuzz 0755 0 0'):
+            self.assertIn(want, lines)
+        self.assertNotIn('slink /bin/busybox busybox 0777 0 0', lines)
+        # Every file the list names has its folder before it.
+        dirs = ['/'] + [l.split()[1] for l in lines if l.startswith('dir ')]
+        for l in lines:
+            if l.startswith(('file ', 'slink ')):
+                self.assertIn(os.path.dirname(l.split()[1]), dirs, l)
+
+    def test_a_removed_program_leaves_the_initramfs(self):
+        with tempfile.TemporaryDirectory() as out:
+            os.makedirs(os.path.join(out, 'tools'))
+            for b in ('kevent-watch', 'gone'):
+                open(os.path.join(out, 'tools', b), 'w').close()
+            names = build.programs(out, 'tools')
+            self.assertIn('kevent-watch', names)
+            self.assertNotIn('gone', names)
+            self.assertEqual(sorted(os.listdir(os.path.join(out, 'tools'))),
+                             ['kevent-watch'])
+
+
+class Lint(unittest.TestCase):
+    """What lint checks (lint.py, lint.mk)."""
+
+    def test_the_files_it_checks(self):
+        sources = lint.repo_files('kernel/kevent/**/*.[ch]', 'kunit/**/*.[ch]')
+        self.assertIn('kernel/kevent/kevent.c', sources)
+        self.assertIn('kunit/kevent_core_test.c', sources)
+        shells = lint.repo_files('scripts/**/*.sh', 'coverage/**/*.sh',
+                                 prune=('coverage/html',))
+        self.assertIn('scripts/lib.sh', shells)
+        self.assertFalse([f for f in shells if f.startswith('coverage/html/')])
+
+    def test_a_shell_finding_fails_and_is_checked_again(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, 'bad.sh')
+            with open(bad, 'w') as f:
+                f.write('#!/bin/bash\nfoo=$1\n')
+            os.makedirs(os.path.join(d, 'scripts'))
+            open(os.path.join(d, 'scripts', 'lib.sh'), 'w').close()
+            cmd = ['make', '-s', '-f', os.path.join(HERE, 'lint.mk'), f'REPO={d}',
+                   f'TREE={d}', f'OUT={d}/ok', f'PYTHON={sys.executable}',
+                   'SHELLS=bad.sh', f'{d}/ok/shellcheck/bad.sh']
+            if not shutil.which('shellcheck'):
+                self.skipTest('no shellcheck')
+            r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn('lint: shellcheck: bad.sh', r.stderr)
+            self.assertFalse(os.path.exists(f'{d}/ok/shellcheck/bad.sh'))
+            with open(bad, 'w') as f:
+                f.write('#!/bin/bash\necho "$1"\n')
+            r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(os.path.exists(f'{d}/ok/shellcheck/bad.sh'))
 
 
 if __name__ == '__main__':
