@@ -515,7 +515,7 @@ NUMBERED = re.compile(r'-(\d+)\.log$')
 
 def run_numbers(logs):
     """The run numbers of @logs when each is a log named NAME-N.log with
-    its own N (run_bench_kernel.sh's kernel-N.log and base-N.log), else
+    its own N (bench.py kernel's kernel-N.log and base-N.log), else
     None: the logs are then numbered in the order given."""
     found = [NUMBERED.search(log) for log in logs]
     if not all(found):

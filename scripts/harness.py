@@ -299,13 +299,13 @@ def bench_run(o):
         if o.bench_args[:1] == ['--save']:
             boots = 'none: save the kernel'
         Run.header(f'in-kernel benchmark (about 50 s a boot, {boots})')
-        if subprocess.run([script('run_bench_kernel.sh'), *o.bench_args]).returncode:
+        if subprocess.run([py, script('bench.py'), 'kernel', *o.bench_args]).returncode:
             sys.exit(1)
     if o.bench_which == 'kernel':
         sys.exit(0)
     then(py, script('build.py'), 'userland')
     Run.header('user-space benchmark (about 11 minutes)')
-    execute([script('run_bench.sh')])
+    execute([py, script('bench.py'), 'user'])
 
 
 def then(*argv):
@@ -325,7 +325,7 @@ def tests_run(run, o):
     if o.libevent == '1':
         run.join('libevent-build')
         if not {'userland-build', 'libevent-build'} & set(run.failed):
-            run.stage('libevent', script('run_libevent.sh'))
+            run.stage('libevent', py, script('libevent.py'), 'run')
     coverage = targets.target(o.target).coverage
     if coverage:
         capture = os.path.join(REPO, 'coverage', 'capture.sh')
@@ -429,16 +429,16 @@ def go(run, o):
     if o.libevent == 'bench':
         then(py, script('build.py'), 'userland')
         Run.header('libevent benchmark')
-        execute([script('run_libevent_bench.sh')])
+        execute([py, script('libevent.py'), 'bench'])
     if o.libevent == 'only':
         remove('libevent.json')
         run.stage('userland-build', py, script('build.py'), 'userland')
-        run.stage('libevent', script('run_libevent.sh'))
+        run.stage('libevent', py, script('libevent.py'), 'run')
         run.summary('libevent', '')
     if o.shell:
         then(py, script('build.py'), 'userland')
         Run.header("booting UML to a shell ('poweroff' ends it)")
-        execute([script('shell.sh')])
+        execute([py, script('boot.py'), 'shell'])
     tests_run(run, o)
 
 

@@ -198,25 +198,28 @@ def kunit_tool(copy):
             os.chdir(cwd)
 
 
-def uml_command(target, args, timeout):
-    """The command that boots @target's UML with the test initramfs and
-    kernel arguments @args, killed after @timeout seconds (lib.sh's
-    boot_initramfs); the console is its stdout."""
+def uml_command(target, args, timeout=None, initramfs=None):
+    """The command that boots @target's UML with the test initramfs (or
+    @initramfs) and kernel arguments @args, killed after @timeout seconds
+    unless it is None (the interactive shell); the console is its stdin
+    and stdout."""
     uml = kernel(target)
-    initramfs = os.path.join(USERLAND_OUT, 'initramfs.cpio')
+    initramfs = initramfs or os.path.join(USERLAND_OUT, 'initramfs.cpio')
     if not os.access(uml, os.X_OK):
         raise StageError(f'no UML kernel at {uml}: run ./run_tests.sh once first')
     if not os.path.isfile(initramfs):
-        raise StageError('no initramfs: run scripts/build.py userland')
-    return ['timeout', '--kill-after=10', str(timeout), uml,
-            f'initrd={initramfs}', 'rdinit=/init', 'con=null',
-            'con0=fd:0,fd:1', *args]
+        raise StageError(f'no initramfs at {initramfs}: run scripts/build.py userland')
+    cmd = [uml, f'initrd={initramfs}', 'rdinit=/init', 'con=null',
+           'con0=fd:0,fd:1', *args]
+    if timeout is None:
+        return cmd
+    return ['timeout', '--kill-after=10', str(timeout), *cmd]
 
 
-def boot_uml(target, args, log, timeout, env=None):
+def boot_uml(target, args, log, timeout, env=None, initramfs=None):
     """Boot as uml_command() says, the console in the file @log; the exit
     status, 124 or 137 when killed."""
-    cmd = uml_command(target, args, timeout)
+    cmd = uml_command(target, args, timeout, initramfs)
     with open(log, 'w') as f:
         return run_group(cmd, stdin=subprocess.DEVNULL, stdout=f,
                          stderr=subprocess.STDOUT,

@@ -2,7 +2,7 @@
 /*
  * kevent-bench: event delivery at scale, kevent against epoll, poll() and
  * timerfd, side by side in one booted kernel.  Run by ./run_tests.sh
- * --bench (scripts/run_bench.sh); writes CSV (to --out FILE, or standard
+ * --bench (scripts/bench.py user); writes CSV (to --out FILE, or standard
  * output), one line per repetition:
  *
  *   shape,reader,n,rep,events,wall_s,cpu_s

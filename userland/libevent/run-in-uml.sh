@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs in the booted UML (busybox sh), from the libevent initramfs
-# (scripts/libevent_initramfs.sh puts it at /libevent/run-in-uml.sh and
+# (scripts/libevent.py initramfs puts it at /libevent/run-in-uml.sh and
 # libevent's static programs in /libevent/bin).  As libevent's
 # test/test.sh does per backend, for the kevent backend and for epoll
 # (the reference): test-init, test-eof, test-closed, test-weof,
