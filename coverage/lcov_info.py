@@ -5,7 +5,7 @@ report show of them: the table per layer, the least-covered functions,
 the floors of coverage/floors.conf.
 
 A run's coverage data is RESULTS/coverage-LAYER.info, one per UML test
-layer and their union ('all'), captured by coverage/capture.sh.  Used by
+layer and their union ('all'), captured by coverage/capture.py.  Used by
 scripts/summary.py (the text of a run) and coverage/index.py (the
 report's front page).
 """

@@ -62,13 +62,13 @@ def shell(t):
             signal.SIGINT, signal.SIG_DFL)).returncode
     finally:
         signal.signal(signal.SIGINT, old)
-    capture = os.path.join(stages.REPO, 'coverage', 'capture.sh')
-    if t.coverage and subprocess.run([capture, 'shell'], stdout=subprocess.DEVNULL,
+    capture = os.path.join(stages.REPO, 'coverage', 'capture.py')
+    if t.coverage and subprocess.run([sys.executable, capture, 'shell'], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL,
                                      check=False).returncode == 0:
         print("shell: this session's coverage is in "
               f"{stages.RESULTS}/coverage-shell.info "
-              '(HTML: coverage/capture.sh report shell)')
+              '(HTML: coverage/capture.py report shell)')
     return rc
 
 

@@ -9,7 +9,7 @@ consoles to .work/results/fuzz/.  A finding prints its seed, what the
 fuzzer printed, and the command that replays it, then is reduced (below;
 FUZZ_REDUCE=0 skips that).  Then the first seed runs again in the
 coverage build, when there is one, for FUZZ_COVERAGE_TIME seconds
-(default 30; 0 skips), and coverage/capture.sh makes that the coverage
+(default 30; 0 skips), and coverage/capture.py makes that the coverage
 layer "fuzz".  Fails when any seed found something.
 
 A boot's verdict (once) is one of:
@@ -197,7 +197,7 @@ def coverage_run(seed, ops, secs):
     except stages.StageError as e:
         print(f'fuzz: no coverage for this run ({e})')
         return
-    if stages.script(os.path.join(stages.REPO, 'coverage', 'capture.sh'),
+    if stages.script(os.path.join(stages.REPO, 'coverage', 'capture.py'),
                      'fuzz', target='coverage',
                      log=os.path.join(d, 'coverage-capture.log')):
         print(f'fuzz: no coverage for this run (see {run_log})')

@@ -316,7 +316,7 @@ def then(*argv):
 
 def tests_run(run, o):
     """The test layers: KUnit, user space, libevent, coverage, lint."""
-    # Each boot writes its own gcov data (lib.sh's gcov_boot).
+    # Each boot writes its own gcov data (stages.gcov_dir).
     remove('*.json', 'coverage-*.info')
     run.join('userland-build')
     run.stage('kunit', sys.executable, script('kunit_layer.py'), o.filter)
@@ -328,17 +328,17 @@ def tests_run(run, o):
             run.stage('libevent', py, script('libevent.py'), 'run')
     coverage = targets.target(o.target).coverage
     if coverage:
-        capture = os.path.join(REPO, 'coverage', 'capture.sh')
+        capture = [py, os.path.join(REPO, 'coverage', 'capture.py')]
         # Each layer's data are its own boots': the captures side by side.
-        kunit = subprocess.Popen([capture, 'kunit'])
-        subprocess.run([capture, 'userland'])
+        kunit = subprocess.Popen([*capture, 'kunit'])
+        subprocess.run([*capture, 'userland'], check=False)
         kunit.wait()
         cov = ['kunit', 'userland']
         # --libevent: the kevent lines libevent's suite reaches, a layer
         # of its own.
-        if o.libevent == '1' and subprocess.run([capture, 'libevent']).returncode == 0:
+        if o.libevent == '1' and subprocess.run([*capture, 'libevent']).returncode == 0:
             cov.append('libevent')
-        run.stage('coverage', capture, 'report', *cov)
+        run.stage('coverage', *capture, 'report', *cov)
     if o.lint:
         run.join('lint')
     layers = 'kunit,userland' + (',libevent' if o.libevent == '1' else '')

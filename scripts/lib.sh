@@ -16,8 +16,6 @@
 #   SMP_USERLAND_TIMEOUT, BENCH_TIMEOUT, GUARD_BOOT_TIMEOUT=SECONDS
 #                         how long a stage's boot may take before it is
 #                         killed (and reported as hung)
-#   BOOT_TIMEOUT=SECONDS  the same for boot_initramfs (below)
-#   INITRAMFS=FILE        boot_initramfs boots this one instead
 #   LIBEVENT_SRC=DIR      an unpacked libevent 2.1.12 tree instead of
 #                         apt-get source (fetch_libevent.sh)
 #   LIBEVENT_TIMEOUT=SECONDS  a libevent boot (default 1200)
@@ -28,7 +26,7 @@
 #   SMP_TOLERANCE_SCALE=N timing bounds of the user tests on QEMU, x N
 #   BENCH_RUNS=N          boots of the in-kernel benchmark (default 9,
 #                         the gate needs 5), folded into medians
-#   KEVENT_QEMU_CPUS=N    the vCPUs check_smp_log.sh expects (default 4)
+#   KEVENT_QEMU_CPUS=N    the vCPUs of the SMP kernel (default 4)
 #   FUZZ_OPS, FUZZ_TIME, FUZZ_REDUCE, FUZZ_REDUCE_BOOTS,
 #   FUZZ_COVERAGE_TIME    the fuzzer's budget (scripts/fuzz.py)
 #   KEVENT_WHOLE_MAKE=1   build.py kernel makes the whole tree even when
@@ -42,11 +40,7 @@
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${KEVENT_WORK:-$REPO/.work}	# everything generated, ignored by git
 TREE=$WORK/linux			# the prepared kernel tree
-USERLAND_OUT=$WORK/userland		# static programs and the initramfs
-RESULTS=$WORK/results			# KTAP, logs, JSON of the last run
-GCOV_DATA=$RESULTS/gcov			# the boots' .gcda files (gcov_boot)
 LIBEVENT_WORK=$WORK/libevent		# libevent's source, build and results (--libevent)
-KUNIT_PY=$TREE/tools/testing/kunit/kunit.py
 JOBS=${JOBS:-$(nproc)}
 # kbuild asks the compiler the same 27 questions at every make (1.9 s of
 # a 7.3 s relink): kernel/patches/0013 keeps the answers in the build dir.
@@ -109,45 +103,6 @@ say() {
 stage() {
 	printf '\n==> %s\n' "$*"
 }
-
-# The UML binary and the initramfs boot_initramfs needs, or a message.
-need_boot_files() {
-	[ -x "$KERNEL" ] || die "no UML kernel at $KERNEL: run ./run_tests.sh once first"
-	[ -f "$USERLAND_OUT/initramfs.cpio" ] || die "no initramfs: run scripts/build.py userland"
-}
-
-# Boot the UML with the test initramfs; the console is this process's
-# stdin and stdout.  Arguments: more of the kernel command line (memory,
-# kunit.*, init's INIT_* settings).  BOOT_TIMEOUT=seconds kills a boot
-# that runs longer (exit status 124 or 137, as timeout(1)); without it the
-# boot keeps the terminal (the interactive shell).  INITRAMFS=FILE boots
-# another initramfs (the libevent one).
-# Call need_boot_files first, before any redirection of stderr.
-boot_initramfs() {
-	local cmd=("$KERNEL" initrd="${INITRAMFS:-$USERLAND_OUT/initramfs.cpio}" rdinit=/init
-		   con=null "con0=fd:0,fd:1" "$@")
-
-	if [ -n "${BOOT_TIMEOUT:-}" ]; then
-		timeout --kill-after=10 "$BOOT_TIMEOUT" "${cmd[@]}"
-	else
-		"${cmd[@]}"
-	fi
-}
-
-# The next boots of this shell write their gcov data (a coverage build's
-# .gcda files, written by UML's libgcov at power-off under GCOV_PREFIX
-# followed by the build path) to part PART of LAYER, emptied first:
-# boots side by side (KUnit, the user-space parts) keep their data apart,
-# and coverage/capture.sh LAYER unites the parts.
-gcov_boot() {	# layer [part]
-	GCOV_PREFIX=$GCOV_DATA/$1/${2:-0}
-	rm -rf "$GCOV_PREFIX"
-	mkdir -p "$GCOV_PREFIX"
-	export GCOV_PREFIX
-}
-
-# A layer's verdict word (passed, failed, report, hung, crashed) is
-# written by the layers, in Python: scripts/stages.py says what each means.
 
 # Apply a patch to the prepared tree (tree_patch FILE [-R] to take it out),
 # with tree-root paths (a/kernel/kevent/kevent.c): kernel/patches/, and the

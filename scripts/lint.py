@@ -72,7 +72,7 @@ def per_file(lint):
                         'coverage/**/*.sh', 'userland/**/*.sh',
                         prune=('coverage/html',))
     pages = repo_files('userland/man/*.[1-8]')
-    # (coverage/html is left out: capture.sh may be rewriting it
+    # (coverage/html is left out: capture.py may be rewriting it
     # meanwhile.)
     selftest = [f for f in repo_files('scripts/**', 'coverage/**',
                                       prune=('coverage/html',))

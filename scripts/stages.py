@@ -249,8 +249,8 @@ def qemu_command(t, args):
 
 
 def gcov_dir(layer, part=0):
-    """An empty directory for the gcov data of @layer's boot @part (lib.sh's
-    gcov_boot): the GCOV_PREFIX of that boot."""
+    """An empty directory for the gcov data of @layer's boot @part: the
+    GCOV_PREFIX of that boot (coverage/capture.py unites the parts)."""
     d = os.path.join(RESULTS, 'gcov', layer, str(part))
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
