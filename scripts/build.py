@@ -247,7 +247,7 @@ def main(argv):
         t = targets.target(os.environ.get('KEVENT_TARGET') or 'coverage')
         if not os.path.isfile(stages.KUNIT_PY):
             return stages.fail(f'no prepared tree at {stages.TREE}: '
-                               'run scripts/prepare_tree.sh (./run_tests.sh does)')
+                               'run scripts/tree.py prepare (./run_tests.sh does)')
         return kernel(t)
     except ValueError as e:
         return stages.fail(str(e))

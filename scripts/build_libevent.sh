@@ -26,7 +26,7 @@ for tool in autoreconf libtoolize automake patch; do
 		die "libevent: $tool is missing (apt-get install autoconf automake libtool patch; scripts/setup.sh does it with SETUP_LIBEVENT=1)"
 done
 [ -f "$TREE/include/uapi/linux/ukevent.h" ] ||
-	die "libevent: no kevent in the kernel tree $TREE: run scripts/prepare_tree.sh first"
+	die "libevent: no kevent in the kernel tree $TREE: run scripts/tree.py prepare first"
 headers=$LIBEVENT_WORK/headers
 mkdir -p "$headers"
 make -s -C "$TREE" ARCH=x86 O="$headers" headers_install >/dev/null ||

@@ -27,9 +27,15 @@ fuzz seeds 1, 2, 3 (scripts/fuzz.py) until one finds the defect,
 then halve the budget (four times at most) while that seed still finds
 it.
 
+refresh: rewrite each guard against the current sources: apply it to a
+copy of the files it touches in the prepared tree and replace its diff
+with a fresh one (tree-root paths, exact offsets), keeping its header.
+Run it after the kevent sources moved under the guards; then prove them.
+
 Usage: guards.py prove [--smp] [GLOB]     GLOB selects guards ('09-*')
        guards.py prove-fuzz [GLOB]
        guards.py list [GLOB]              each guard's target and tests
+       guards.py refresh [GLOB]           rewrite their diffs
        guards.py status JSON SUITE TEST   a test's status in kunit_tool's
                                           JSON (MISSING when absent)
 Logs: .work/results/guards/ and .work/results/guards-fuzz/.
@@ -41,12 +47,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 
 import fuzz
 import results
 import stages
 import targets
+import tree
 
 GUARDS = os.path.join(stages.REPO, 'kernel', 'guards')
 KUNIT_TEST = re.compile(r'[A-Za-z0-9_]+\.\S+$')
@@ -115,6 +123,33 @@ def load(glob='*', where=GUARDS):
         with open(path) as fh:
             out.append(Guard.parse(path, fh.read()))
     return out
+
+
+def refresh(guard):
+    """Rewrite @guard's diff against the prepared tree (see the module's
+    text); whether it changed."""
+    with open(guard.path) as f:
+        text = f.read()
+    files = tree.patched_files([guard.path])
+    with tempfile.TemporaryDirectory() as tmp:
+        for side in 'ab':
+            for f in files:
+                dest = os.path.join(tmp, side, f)
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                shutil.copy(os.path.join(stages.TREE, f), dest)
+        if not tree.patch(guard.path, os.path.join(tmp, 'b'), '--forward', quiet=True):
+            raise GuardError(f'{guard.name} does not apply to the current '
+                             'sources: fix it by hand')
+        new = text[:text.index('\n---\n') + len('\n---\n')]
+        for f in files:
+            new += subprocess.run(['diff', '-u', '--label', f'a/{f}', '--label', f'b/{f}',
+                                   f'a/{f}', f'b/{f}'], cwd=tmp, stdout=subprocess.PIPE,
+                                  text=True, check=False).stdout
+    if new == text:
+        return False
+    with open(guard.path, 'w') as f:
+        f.write(new)
+    return True
 
 
 def find(group, suite, test):
@@ -377,7 +412,7 @@ def main(argv):
             return 0
         smp_only = cmd == 'prove' and args[:1] == ['--smp']
         args = args[1:] if smp_only else args
-        if cmd not in ('prove', 'prove-fuzz', 'list') or len(args) > 1:
+        if cmd not in ('prove', 'prove-fuzz', 'list', 'refresh') or len(args) > 1:
             print(usage, file=sys.stderr)
             return 2
         guards = load(*args)
@@ -386,6 +421,14 @@ def main(argv):
                 smp = f'  SMP: {g.smp_test}' if g.smp_test else ''
                 fuzz = '  Fuzz: yes' if g.fuzz else ''
                 print(f'{g.name:40} {g.target:8} {g.test}{smp}{fuzz}')
+            return 0
+        if cmd == 'refresh':
+            if not os.path.isdir(os.path.join(stages.TREE, 'kernel', 'kevent')):
+                raise GuardError(f'no prepared tree at {stages.TREE}: run '
+                                 'scripts/tree.py prepare')
+            for g in guards:
+                if refresh(g):
+                    print(f'refreshed {g.name}.patch')
             return 0
         for s in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(s, interrupted)

@@ -390,7 +390,7 @@ def main(argv):
 def go(run, o):
     """The stages of the run @o asks for, in order."""
     run.must('setup', script('setup.sh'))
-    run.must('prepare', script('prepare_tree.sh'))
+    run.must('prepare', py, script('tree.py'), 'prepare')
     if o.guards and o.smp:
         Run.header('prove guards in the SMP kernel')
         run.must('smp-build', py, script('build.py'), 'kernel')

@@ -103,13 +103,3 @@ say() {
 stage() {
 	printf '\n==> %s\n' "$*"
 }
-
-# Apply a patch to the prepared tree (tree_patch FILE [-R] to take it out),
-# with tree-root paths (a/kernel/kevent/kevent.c): kernel/patches/, and the
-# guards refresh_guards.sh rewrites (scripts/guards.py's Tree applies
-# them with the same options).
-tree_patch() {	# file [-R]
-	local r=--forward
-	[ "${2:-}" = -R ] && r=-R
-	patch -d "$TREE" -p1 -s $r --no-backup-if-mismatch < "$1"
-}

@@ -178,7 +178,7 @@ def main(argv):
         return 2
     if not os.path.isfile(stages.KUNIT_PY):
         return stages.fail(f'no prepared tree at {stages.TREE}: run '
-                           'scripts/prepare_tree.sh (./run_tests.sh does)')
+                           'scripts/tree.py prepare (./run_tests.sh does)')
     lint = Lint()
     for step in (per_file, kernel_doc, w1, layers, libevent_series):
         step(lint)

@@ -557,6 +557,31 @@ class Guards(unittest.TestCase):
                 self.assertEqual(f.read(), 'a\nb\n')
             self.assertIsNone(tree.current)
 
+    def test_refresh_rewrites_the_diff_and_keeps_the_header(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(f'{d}/t/k')
+            with open(f'{d}/t/k/f.c', 'w') as f:
+                f.write('new\nlines\nabove\na\nb\n')
+            head = self.HEAD.format(test='s.t', target='coverage', more='')
+            head = head[:head.index('--- a/f')]
+            stale = head + '--- a/k/f.c\n+++ b/k/f.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n'
+            with open(f'{d}/99-x.patch', 'w') as f:
+                f.write(stale)
+            g = guards.Guard.parse(f'{d}/99-x.patch', stale)
+            with unittest.mock.patch.object(stages, 'TREE', f'{d}/t'):
+                self.assertTrue(guards.refresh(g))
+                with open(g.path) as f:
+                    fresh = f.read()
+                self.assertEqual(fresh, head + '--- a/k/f.c\n+++ b/k/f.c\n'
+                                 '@@ -2,4 +2,4 @@\n lines\n above\n a\n-b\n+c\n')
+                self.assertFalse(guards.refresh(guards.Guard.parse(g.path, fresh)))
+                with open(f'{d}/t/k/f.c') as f:     # the tree is untouched
+                    self.assertEqual(f.read(), 'new\nlines\nabove\na\nb\n')
+                with open(f'{d}/t/k/f.c', 'w') as f:
+                    f.write('other\n')
+                with self.assertRaisesRegex(guards.GuardError, 'fix it by hand'):
+                    guards.refresh(g)
+
 
 class KtapMerge(unittest.TestCase):
     def parts(self, *names):
