@@ -349,11 +349,7 @@ def main(argv):
     # time: what a run costs, beside kunit_tool's own build (its own
     # runs of ./run_tests.sh).
     if argv[:1] == ['time']:
-        if argv[1:2] and argv[1].startswith('-') and argv[1] != '--warm':
-            print('usage: ./run_tests.sh time [DIR | --warm [N]] '
-                  '(scripts/time_harness.sh)', file=sys.stderr)
-            return 1
-        execute([script('time_harness.sh'), *argv[1:]])
+        execute([py, script('timing.py'), *argv[1:]])
     try:
         o = parse(argv)
     except Usage as e:

@@ -49,6 +49,7 @@ import lint  # noqa: E402
 import results  # noqa: E402
 import stages  # noqa: E402
 import targets  # noqa: E402
+import timing  # noqa: E402
 import tree  # noqa: E402
 import userland_layer  # noqa: E402
 import userland_parts  # noqa: E402
@@ -1284,6 +1285,30 @@ class Lint(unittest.TestCase):
             r = subprocess.run(cmd, capture_output=True, text=True, check=False)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertTrue(os.path.exists(f'{d}/ok/shellcheck/bad.sh'))
+
+
+
+class Timing(unittest.TestCase):
+    """The tables of timing.py (./run_tests.sh time)."""
+
+    def test_the_tables(self):
+        self.assertEqual(timing.warm_table(4, [10, 12, 11, 30], [20, 21, 25, 22]).splitlines()[2:],
+                         ['| again | 11 [10, 30] | 10 12 11 30 |',
+                          '| edit | 21 [20, 25] | 20 21 25 22 |'])
+        self.assertEqual(timing.cold_table([('cold', 'c', 300, 'build 1s'),
+                                            ('anchor', 'a', 150, '')]).splitlines()[2:],
+                         ['| cold | c | 300 | 2.00 | build 1s |',
+                          '| anchor | a | 150 | 1.00 |  |'])
+
+    def test_a_run_and_its_stage_times(self):
+        with tempfile.TemporaryDirectory() as d:
+            t = timing.Timing(d)
+            with contextlib.redirect_stdout(io.StringIO()):
+                t.measure('ok', 'w', ['sh', '-c', 'echo "  stage times: a 1s"; '
+                                      'echo "  stage times: b 2s"'])
+                t.measure('bad', 'w', ['sh', '-c', 'exit 3'])
+            self.assertEqual(t.rows[0][::3], ('ok', 'b 2s'))
+            self.assertEqual(t.rows[1][3], f'FAILED (exit 3, see {d}/bad.log) ')
 
 
 if __name__ == '__main__':
