@@ -406,8 +406,8 @@ def go(run, o):
         # libevent's build needs the tree, not the kernel (its configure
         # is one long serial job; cold, it takes minutes).
         if o.libevent == '1':
-            run.beside('libevent-build', 'nice', '-n', '19',
-                       script('build_libevent.sh'))
+            run.beside('libevent-build', 'nice', '-n', '19', py,
+                       script('libevent.py'), 'build')
     run.must('build', py, script('build.py'), 'kernel')
     if o.guards and o.fuzz:
         Run.header('prove that the fuzzer finds the guarded defects')

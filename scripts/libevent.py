@@ -3,9 +3,20 @@
 """libevent on kevent (./run_tests.sh --libevent): libevent 2.1.12's own
 test suite and benchmarks on its kevent backend and on epoll, in the UML.
 
-  run        the test stage: build libevent (scripts/build_libevent.sh,
-             which fetches its source with fetch_libevent.sh, patches it
-             with userland/libevent/series and builds it statically), the
+  build      fetch libevent's source (scripts/fetch_libevent.sh: Debian
+             12's package, apt-get source, or LIBEVENT_SRC), copy it to
+             .work/libevent/tree, apply userland/libevent/series with
+             patch -p1, autoreconf (the patches change configure.ac and
+             Makefile.am), configure against the tree's uapi headers
+             (<linux/ukevent.h>, installed in .work/libevent/headers, apart
+             from build.py userland's, so that the two builds can run side
+             by side, as ./run_tests.sh --libevent runs them beside the
+             kernel build) and make the library, the test programs and the
+             benchmarks, linked with -static, into .work/libevent/bin/.  The
+             copy is made again when the source or the patches changed,
+             autoreconf and configure when the build's sources did; make
+             decides the rest.
+  run        the test stage: build (above), the
              libevent initramfs, then two boots side by side, one per
              backend, where userland/libevent/run-in-uml.sh runs the
              programs as libevent's test/test.sh does; libevent_results.py
@@ -25,15 +36,18 @@ The boots are the run's target's (KEVENT_TARGET): with coverage, the
 kevent boot's gcov data are the coverage layer 'libevent'.
 Timeouts: LIBEVENT_TIMEOUT (seconds; 1200 for run, 2400 for bench).
 
-Usage: libevent.py run | bench | initramfs
+Usage: libevent.py build | run | bench | initramfs
 """
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import time
 
 import stages
 import targets
+import tree as tree_mod
 
 WORK = os.path.join(stages.WORK, 'libevent')
 BIN = os.path.join(WORK, 'bin')
@@ -46,6 +60,117 @@ BACKENDS = ('kevent', 'epoll')
 ETC = {'hosts': '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost\n',
        'resolv.conf': 'nameserver 127.0.0.1\n',
        'nsswitch.conf': 'hosts: files dns\nservices: files\nprotocols: files\n'}
+
+
+# The programs of libevent's test/test.sh, and the benchmarks.
+PROGRAMS = ('test-init', 'test-eof', 'test-closed', 'test-weof', 'test-time',
+            'test-changelist', 'test-fdleak', 'test-dumpevents', 'regress',
+            'bench', 'bench_cascade')
+PATCHES = os.path.join(stages.REPO, 'userland', 'libevent')
+
+
+def digest(*parts):
+    """A hash of the byte strings @parts."""
+    return hashlib.sha256(b'\0'.join(parts)).hexdigest()
+
+
+def read(path):
+    """The bytes of @path."""
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+def stamped(path, want):
+    """Whether the stamp file @path holds @want."""
+    try:
+        with open(path) as f:
+            return f.read().strip() == want
+    except OSError:
+        return False
+
+
+def series():
+    """The patch series, in order."""
+    with open(os.path.join(PATCHES, 'series')) as f:
+        return [p.strip() for p in f if p.strip()]
+
+
+def build():
+    """Fetch, patch, configure and make libevent (see the module's text)."""
+    for tool in ('autoreconf', 'libtoolize', 'automake', 'patch'):
+        if not shutil.which(tool):
+            raise stages.StageError(
+                f'libevent: {tool} is missing (apt-get install autoconf automake '
+                'libtool patch; scripts/setup.sh does it with SETUP_LIBEVENT=1)')
+    if not os.path.isfile(os.path.join(stages.TREE, 'include/uapi/linux/ukevent.h')):
+        raise stages.StageError(f'libevent: no kevent in the kernel tree {stages.TREE}: '
+                                'run scripts/tree.py prepare first')
+    headers = os.path.join(WORK, 'headers')
+    os.makedirs(headers, exist_ok=True)
+    if subprocess.run(['make', '-s', '-C', stages.TREE, 'ARCH=x86', f'O={headers}',
+                       'headers_install'], stdout=subprocess.DEVNULL,
+                      check=False).returncode:
+        raise stages.StageError(f'libevent: make headers_install into {headers} failed')
+    fetched = subprocess.run([os.path.join(stages.SCRIPTS, 'fetch_libevent.sh')],
+                             stdout=subprocess.PIPE, text=True, check=False)
+    if fetched.returncode:
+        raise stages.StageError('libevent: no source (above)')
+    src = fetched.stdout.strip()
+    tree = os.path.join(WORK, 'tree')
+    # The patched tree, made afresh when the source or the patches changed.
+    want = digest(src.encode(), read(os.path.join(PATCHES, 'series')),
+                  *(read(os.path.join(PATCHES, p)) for p in series()))
+    if not stamped(os.path.join(tree, '.patched'), want):
+        print(f'libevent: patching a copy of {src}', flush=True)
+        shutil.rmtree(tree + '.new', ignore_errors=True)
+        shutil.rmtree(tree, ignore_errors=True)
+        shutil.copytree(src, tree + '.new', symlinks=True)
+        for p in series():
+            if not tree_mod.patch(os.path.join(PATCHES, p), tree + '.new', '--forward'):
+                raise stages.StageError(f'libevent: {p} does not apply to {src}')
+        os.rename(tree + '.new', tree)
+        with open(os.path.join(tree, '.patched'), 'w') as f:
+            f.write(want + '\n')
+    log = os.path.join(WORK, 'build.log')
+    # autoreconf and configure again only when the build's sources changed.
+    # The uapi headers of this tree carry <linux/ukevent.h>; no OpenSSL
+    # (regress's SSL tests only), no shared libraries.
+    configure = ['./configure', '-q', '--disable-shared', '--enable-static',
+                 '--disable-openssl', '--disable-samples',
+                 f'CPPFLAGS=-isystem {headers}/usr/include', 'CFLAGS=-O2 -g']
+    conf = digest(*(read(os.path.join(tree, f)) for f in
+                    ('configure.ac', 'Makefile.am', 'test/include.am')),
+                  '\0'.join(configure).encode())
+    with open(log, 'a' if stamped(os.path.join(tree, '.configured'), conf) else 'w') as f:
+        if not stamped(os.path.join(tree, '.configured'), conf):
+            print(f'libevent: autoreconf, configure (log: {log})', flush=True)
+            for cmd in (['autoreconf', '-fi'], configure):
+                if subprocess.run(cmd, cwd=tree, stdout=f, stderr=subprocess.STDOUT,
+                                  check=False).returncode:
+                    raise stages.StageError(f'libevent: configure failed (log: {log})')
+            if '#define HAVE_KEVENT 1' not in read(os.path.join(tree, 'config.h')).decode():
+                raise stages.StageError(f'libevent: configure did not find kevent (log: {log})')
+            with open(os.path.join(tree, '.configured'), 'w') as g:
+                g.write(conf + '\n')
+        print(f'libevent: make (log: {log})', flush=True)
+        f.flush()
+        # -all-static: libtool links the programs with gcc -static.
+        if subprocess.run(['make', '-C', tree, '-s', f"-j{os.environ.get('JOBS') or os.cpu_count()}",
+                           'LDFLAGS=-all-static'], stdout=f, stderr=subprocess.STDOUT,
+                          check=False).returncode:
+            raise stages.StageError(f'libevent: build failed (log: {log})')
+    os.makedirs(BIN, exist_ok=True)
+    for p in PROGRAMS:
+        built_program = os.path.join(tree, 'test', p)
+        if not os.access(built_program, os.X_OK):
+            raise stages.StageError(f'libevent: test/{p} was not built (log: {log})')
+        if b'.interp' in subprocess.run(['readelf', '-S', built_program], stdout=subprocess.PIPE,
+                                        check=False).stdout:
+            raise stages.StageError(f'libevent: test/{p} is not statically linked')
+        shutil.copy(built_program, os.path.join(BIN, p))
+    shutil.copy(os.path.join(tree, 'test', 'check-dumpevents.py'), BIN)
+    open(os.path.join(BIN, '.stamp'), 'w').close()
+    print(f'libevent: {len(PROGRAMS)} static programs in {BIN}', flush=True)
 
 
 def built():
@@ -75,7 +200,7 @@ def initramfs():
     if not os.path.isfile(base):
         raise stages.StageError(f'no {base}: run scripts/build.py userland')
     if not built():
-        raise stages.StageError('libevent is not built: run scripts/build_libevent.sh')
+        raise stages.StageError('libevent is not built: run scripts/libevent.py build')
     etc = os.path.join(WORK, 'etc')
     os.makedirs(etc, exist_ok=True)
     for name, text in ETC.items():
@@ -99,9 +224,7 @@ def initramfs():
 def prepare():
     """Build libevent and its initramfs; the seconds the build took."""
     t0 = time.monotonic()
-    if subprocess.run([os.path.join(stages.SCRIPTS, 'build_libevent.sh')],
-                      check=False).returncode:
-        raise stages.StageError('the libevent build failed (above)')
+    build()
     took = time.monotonic() - t0
     initramfs()
     return took
@@ -209,13 +332,13 @@ def bench(target):
 
 
 def main(argv):
-    if argv not in (['run'], ['bench'], ['initramfs']):
+    if argv not in (['build'], ['run'], ['bench'], ['initramfs']):
         print(__doc__[__doc__.index('Usage:'):].rstrip(), file=sys.stderr)
         return 2
     target = os.environ.get('KEVENT_TARGET') or 'coverage'
     try:
-        if argv[0] == 'initramfs':
-            initramfs()
+        if argv[0] in ('initramfs', 'build'):
+            (initramfs if argv[0] == 'initramfs' else build)()
             return 0
         return run(target) if argv[0] == 'run' else bench(target)
     except (ValueError, stages.StageError) as e:
