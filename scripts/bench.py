@@ -114,7 +114,7 @@ def boot(build, name, run, n, pattern, several, base):
 def kernel(argv):
     """`kernel`; the exit status."""
     save, base, pattern = parse_kernel_args(argv)
-    t = targets.target(os.environ.get('KEVENT_TARGET') or 'plain')
+    t = targets.from_env('plain')
     if t.name != 'plain':
         raise BenchError('the benchmark runs in the build without coverage '
                          '(KEVENT_TARGET=plain)')
@@ -163,7 +163,7 @@ def kernel(argv):
 
 def user(argv):
     """`user`; the exit status."""
-    t = targets.target(os.environ.get('KEVENT_TARGET') or 'plain')
+    t = targets.from_env('plain')
     program = os.path.join(stages.USERLAND_OUT, 'bench', 'kevent-bench')
     if not os.access(program, os.X_OK):
         raise BenchError('no benchmark program: run scripts/build.py userland')

@@ -123,7 +123,7 @@ def main(argv):
         print(__doc__[__doc__.index('Usage:'):].rstrip(), file=sys.stderr)
         return 2
     try:
-        t = targets.target(os.environ.get('KEVENT_TARGET') or 'coverage')
+        t = targets.from_env()
         if argv[0] == 'shell':
             return shell(t)
         return power_off(t, int(argv[1]) if len(argv) > 1 else 100)

@@ -244,7 +244,7 @@ def main(argv):
     try:
         if argv[0] == 'userland':
             return userland()
-        t = targets.target(os.environ.get('KEVENT_TARGET') or 'coverage')
+        t = targets.from_env()
         if not os.path.isfile(stages.KUNIT_PY):
             return stages.fail(f'no prepared tree at {stages.TREE}: '
                                'run scripts/tree.py prepare (./run_tests.sh does)')

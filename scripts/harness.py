@@ -357,6 +357,13 @@ def main(argv):
             print_usage(sys.stderr)
         print(f'error: {e}', file=sys.stderr)
         return 1
+    # What the stages would refuse later, refused before the first.
+    try:
+        targets.from_env()
+        stages.userland_args()
+    except (ValueError, stages.StageError) as e:
+        print(f'error: {e}', file=sys.stderr)
+        return 1
     if o.json:
         o.json = os.path.realpath(o.json)
     env = os.environ

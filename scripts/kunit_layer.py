@@ -88,7 +88,7 @@ def main(argv):
         print(__doc__[__doc__.index('Usage:'):].rstrip(), file=sys.stderr)
         return 2
     try:
-        target = os.environ.get('KEVENT_TARGET') or 'coverage'
+        target = targets.from_env().name
         return run(target, argv[0] if argv and argv[0] else stages.KUNIT_GLOB)
     except (ValueError, stages.StageError) as e:
         return stages.fail(str(e))

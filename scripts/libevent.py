@@ -335,8 +335,8 @@ def main(argv):
     if argv not in (['build'], ['run'], ['bench'], ['initramfs']):
         print(__doc__[__doc__.index('Usage:'):].rstrip(), file=sys.stderr)
         return 2
-    target = os.environ.get('KEVENT_TARGET') or 'coverage'
     try:
+        target = targets.from_env().name
         if argv[0] in ('initramfs', 'build'):
             (initramfs if argv[0] == 'initramfs' else build)()
             return 0

@@ -8,6 +8,7 @@ and kunit_tool imported as a library.  Imported, not run.
 import contextlib
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -38,6 +39,19 @@ KUNIT_BOOT_ARGS = [f'kunit.filter_glob={KUNIT_GLOB}',
 
 class StageError(Exception):
     """What a stage cannot do without, with how to get it."""
+
+
+def userland_args():
+    """USERLAND_ARGS, more kernel and init arguments of the user-space
+    boot, as a list; StageError for an old spelling of init's parameters
+    (INIT_*, userland/init.c), which would reach init unread, and every
+    program would run."""
+    extra = os.environ.get('USERLAND_ARGS', '').split()
+    if any(re.match(r'KEVENT_[A-Z_]+=', a) for a in extra):
+        raise StageError(f"USERLAND_ARGS='{' '.join(extra)}': init's parameters are "
+                         'INIT_* (INIT_ONLY=PROGRAM INIT_TEST=NAME, userland/init.c), '
+                         'not KEVENT_*')
+    return extra
 
 
 def kernel(target):

@@ -17,14 +17,12 @@ prefix of its logs in the results dir.
   smp-kcsan  the same with KCSAN instead of KASAN: --smp --kcsan
 
 The guards name the target they are proven in on their 'Target:' line
-(kernel/guards/); scripts/lib.sh's set_target loads one for the bash
-stages.
+(kernel/guards/); targets.from_env() is the one a stage run by hand
+works in (KEVENT_TARGET).
 
-Usage: targets.py shell NAME   the target as shell assignments (set_target)
-       targets.py list         one line per target
+Usage: targets.py list         one line per target
 """
 import os
-import shlex
 import sys
 from dataclasses import dataclass
 
@@ -92,21 +90,16 @@ def target(name):
                          f"{', '.join(TARGETS)}") from None
 
 
-def shell(t, work):
-    """@t as bash assignments, for eval (lib.sh's set_target)."""
-    build = os.path.join(work, t.build)
-    q = shlex.quote
-    scalars = {
-        'TARGET': t.name, 'TARGET_ARCH': t.arch, 'BUILD': build,
-        'KERNEL': t.kernel(build), 'QEMU_CONFIG': t.qemu_config(),
-        'COVERAGE': int(t.coverage), 'DEBUG_KERNEL': int(t.debug),
-    }
-    lines = [f'{k}={q(str(v))}' for k, v in scalars.items()]
-    lines.append('KUNITCONFIGS=(' + ' '.join(
-        q(p) for p in t.fragment_paths()) + ')')
-    lines.append('TARGET_KUNIT_ARGS=(' + ' '.join(
-        q(a) for a in t.kunit_args) + ')')
-    return '\n'.join(lines) + '\n'
+def from_env(default='coverage'):
+    """The target KEVENT_TARGET names (@default when unset): the target a
+    stage run by hand works in.  ValueError for an unknown one, and for
+    the knobs before targets, naming what they became."""
+    if os.environ.get('KEVENT_FLAVOUR'):
+        raise ValueError('KEVENT_FLAVOUR is now KEVENT_TARGET (coverage, plain '
+                         'for nocov, debug, smp, smp-kcsan)')
+    if os.environ.get('KCSAN', '0') != '0':
+        raise ValueError('KCSAN=1 is now KEVENT_TARGET=smp-kcsan')
+    return target(os.environ.get('KEVENT_TARGET') or default)
 
 
 def main(argv):
@@ -114,15 +107,6 @@ def main(argv):
         for t in TARGETS.values():
             print(f"{t.name:10} {t.arch:7} {t.build:16} "
                   f"{' '.join(t.fragments)}")
-        return 0
-    if argv[:1] == ['shell'] and len(argv) == 2:
-        try:
-            t = target(argv[1])
-        except ValueError as e:
-            print(f'error: {e}', file=sys.stderr)
-            return 1
-        work = os.environ.get('KEVENT_WORK') or os.path.join(REPO, '.work')
-        sys.stdout.write(shell(t, work))
         return 0
     print(__doc__.rstrip().rsplit('\n\n', 1)[1], file=sys.stderr)
     return 1

@@ -11,7 +11,7 @@ the user-space boots' KTAP (ktap_merge.py), the kernel log scan
 (logscan.py), the in-kernel benchmark's tables (bench_kernel.py) and the
 user-space one's (bench_report.py), libevent's results, the layers of
 kernel/kevent/ (check_layers.py), the kernels under test (targets.py),
-what lib.sh refuses, the builds' decisions (build.py, tree.py) and lint's
+the old knobs refused, the builds' decisions (build.py, tree.py) and lint's
 files and rules (lint.py, lint.mk).  Run by the lint stage of
 ./run_tests.sh (scripts/lint.mk), or alone: python3 scripts/test_harness.py -v
 """
@@ -1071,75 +1071,61 @@ class Targets(unittest.TestCase):
             self.assertEqual('coverage' in t.fragments, t.coverage, t.name)
             self.assertEqual(t.debug, 'debug' in t.fragments, t.name)
 
-    def test_shell_assignments(self):
-        out = subprocess.run(
-            ['bash', '-c', 'eval "$(python3 "$1" shell smp-kcsan)"; '
-             'printf "%s\\n" "$TARGET" "$TARGET_ARCH" "$BUILD" "$KERNEL" '
-             '"$QEMU_CONFIG" "$COVERAGE" "$DEBUG_KERNEL" '
-             '"${#KUNITCONFIGS[@]}" "${KUNITCONFIGS[3]}" "${TARGET_KUNIT_ARGS[*]}"',
-             '-', os.path.join(HERE, 'targets.py')],
-            env=dict(os.environ, KEVENT_WORK='/w x'), capture_output=True,
-            text=True, check=True).stdout.splitlines()
-        repo = os.path.dirname(HERE)
-        self.assertEqual(out, [
-            'smp-kcsan', 'x86_64', '/w x/build-smp-kcsan',
-            '/w x/build-smp-kcsan/arch/x86/boot/bzImage',
-            f'{repo}/configs/qemu_x86_64_smp.py', '0', '1', '4',
-            f'{repo}/configs/x86_64-kcsan.config',
-            'kcsan.skip_watch=100 kcsan.interrupt_watcher=1'])
-        uml = targets.shell(targets.target('coverage'), '/w')
-        self.assertIn('KERNEL=/w/build/linux\n', uml)
-        self.assertIn("QEMU_CONFIG=''\n", uml)
-        self.assertIn('COVERAGE=1\n', uml)
-
     def test_an_unknown_target_is_refused_by_name(self):
         with self.assertRaisesRegex(ValueError, "unknown target 'nocov': "
                                     "coverage, plain, debug, smp, smp-kcsan"):
             targets.target('nocov')
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
-            self.assertEqual(targets.main(['shell', 'nocov']), 1)
-            self.assertEqual(targets.main(['shell']), 1)
-        self.assertIn('Usage: targets.py shell NAME', err.getvalue())
+            self.assertEqual(targets.main(['shell', 'coverage']), 1)
+        self.assertIn('Usage: targets.py list', err.getvalue())
 
 
-class LibSh(unittest.TestCase):
-    """What scripts/lib.sh refuses and loads, for the bash stages left."""
+class OldKnobs(unittest.TestCase):
+    """The knobs before targets, and init's old parameter names, are
+    refused with what they became: by every stage (targets.from_env(),
+    stages.userland_args()) and by the run before its first stage."""
 
-    def source(self, env, then=''):
-        lib = os.path.join(HERE, 'lib.sh')
+    def env(self, **kw):
         e = {k: v for k, v in os.environ.items()
-             if k not in ('KEVENT_TARGET', 'USERLAND_ARGS', 'KCSAN',
-                          'KEVENT_FLAVOUR', 'KEVENT_PYTHON')}
-        return subprocess.run(['bash', '-c', f'. "$1"{then}', '-', lib],
-                              env=dict(e, **env), capture_output=True, text=True,
-                              check=False)
+             if k not in ('KEVENT_TARGET', 'USERLAND_ARGS', 'KCSAN', 'KEVENT_FLAVOUR')}
+        return unittest.mock.patch.dict(os.environ, dict(e, **kw), clear=True)
 
     def test_an_old_init_parameter_name_is_refused(self):
-        # init's parameters are INIT_*: an old KEVENT_ONLY= would reach init
-        # unread, and every program would run.
         for args in ('KEVENT_ONLY=kevent_dev_test', 'mem=256M\tKEVENT_TEST=x'):
-            r = self.source({'USERLAND_ARGS': args})
-            self.assertEqual(r.returncode, 1, args)
-            self.assertIn("init's parameters are INIT_*", r.stderr)
-        r = self.source({'USERLAND_ARGS': 'INIT_ONLY=kevent_dev_test INIT_TEST=x'})
-        self.assertEqual(r.returncode, 0, r.stderr)
+            with self.env(USERLAND_ARGS=args), \
+                    self.assertRaisesRegex(stages.StageError, "init's parameters are INIT_"):
+                stages.userland_args()
+        with self.env(USERLAND_ARGS='INIT_ONLY=kevent_dev_test INIT_TEST=x'):
+            self.assertEqual(stages.userland_args(),
+                             ['INIT_ONLY=kevent_dev_test', 'INIT_TEST=x'])
 
-    def test_a_target_is_loaded_and_the_old_knobs_refused(self):
-        r = self.source({'KEVENT_TARGET': 'smp-kcsan'}, '; echo "$BUILD"')
-        self.assertEqual(r.stdout.strip(),
-                         os.path.join(stages.WORK, 'build-smp-kcsan'))
+    def test_a_target_from_the_environment(self):
+        with self.env(KEVENT_TARGET='smp-kcsan'):
+            self.assertEqual(targets.from_env().build, 'build-smp-kcsan')
+        with self.env():
+            self.assertEqual(targets.from_env('plain').name, 'plain')
         for env, said in (({'KEVENT_TARGET': 'nocov'}, "unknown target 'nocov'"),
                           ({'KEVENT_FLAVOUR': 'debug'}, 'now KEVENT_TARGET'),
                           ({'KCSAN': '1'}, 'now KEVENT_TARGET=smp-kcsan')):
-            r = self.source(env)
-            self.assertEqual(r.returncode, 1, env)
-            self.assertIn(said, r.stderr)
+            with self.env(**env), self.assertRaisesRegex(ValueError, said):
+                targets.from_env()
 
-    def test_it_loads_without_python3(self):
+    def test_the_run_refuses_them_before_its_first_stage(self):
+        for env in ({'KCSAN': '1'}, {'USERLAND_ARGS': 'KEVENT_ONLY=x'}):
+            with self.env(**env), contextlib.redirect_stderr(io.StringIO()) as err, \
+                    unittest.mock.patch.object(harness, 'go') as go:
+                self.assertEqual(harness.main(['--no-lint']), 1)
+            go.assert_not_called()
+            self.assertIn('error: ', err.getvalue())
+
+    def test_lib_sh_loads_without_python3(self):
         # Before setup.sh installs python3 on a minimal machine.
-        r = self.source({'KEVENT_PYTHON': '/nonexistent/python3'})
-        self.assertEqual(r.returncode, 0, r.stderr)
+        r = subprocess.run(['bash', '-c', '. "$1"; echo "$REPO"', '-',
+                            os.path.join(HERE, 'lib.sh')], capture_output=True, text=True,
+                           env=dict(os.environ, KEVENT_PYTHON='/nonexistent/python3'),
+                           check=False)
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, os.path.dirname(HERE)))
 
 
 class BenchReport(unittest.TestCase):

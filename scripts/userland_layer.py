@@ -208,12 +208,7 @@ def run(target):
     prefix = f'{t.name}-userland' if t.qemu else 'userland'
     os.makedirs(stages.RESULTS, exist_ok=True)
     stages.clear_status(layer)
-    extra = os.environ.get('USERLAND_ARGS', '').split()
-    # An old spelling would reach init unread, and every program would run.
-    if any(re.match(r'KEVENT_[A-Z_]+=', a) for a in extra):
-        return stages.fail(f"USERLAND_ARGS='{' '.join(extra)}': init's parameters are "
-                    'INIT_* (INIT_ONLY=PROGRAM INIT_TEST=NAME, userland/init.c), '
-                    'not KEVENT_*')
+    extra = stages.userland_args()
     stages.need_kernel(t)
     if not os.path.isfile(os.path.join(stages.USERLAND_OUT, 'initramfs.cpio')):
         return stages.fail('no initramfs: run scripts/build.py userland')
@@ -244,7 +239,7 @@ def main(argv):
         print(__doc__[__doc__.index('Usage:'):].rstrip(), file=sys.stderr)
         return 2
     try:
-        return run(os.environ.get('KEVENT_TARGET') or 'coverage')
+        return run(targets.from_env().name)
     except (ValueError, stages.StageError) as e:
         return stages.fail(str(e))
 
