@@ -35,6 +35,15 @@ LAYERS = (
     Layer('smp-userland', 'user space (x86_64 SMP, 4 vCPUs, QEMU)'),
 )
 
+# A layer's verdict word other than 'passed' (its record, scripts/stages.py),
+# as the document says it when the tests alone do not show it.
+VERDICTS = {
+    'failed': 'a test failed or did not run',
+    'report': 'a kernel report in its log',
+    'hung': 'its boot hung and was killed',
+    'crashed': 'its kernel died or wrote no results',
+}
+
 # What failed outside the layers goes into the document as this group.
 HARNESS = 'harness'
 
@@ -86,22 +95,29 @@ class Run:
 
     layers: the names of the layers the run ran (in LAYERS' order);
     failed_stages: stages that failed; a stage named like a layer counts
-    only if that layer's results show no failure of their own (not twice).
+    only if that layer left no record of its verdict and its results show
+    no failure of their own (not twice).
     """
 
     def __init__(self, results, layers, failed_stages=()):
         self.sections = []	# (Layer, {suite: Counts} or None when missing)
         self.groups = []	# the layers' KernelCI groups, as read
         harness = []
+        recorded = set()        # the layers whose record has a verdict
         for layer in LAYERS:
             if layer.name not in layers:
                 continue
             group = load(os.path.join(results, layer.name + '.json'))
-            if group is None:
+            verdict = (group or {}).get('verdict')
+            if verdict:
+                recorded.add(layer.name)
+            if group is None or not {'sub_groups', 'test_cases'} & set(group):
                 self.sections.append((layer, None))
-                harness.append(('%s: no results, the layer did not finish' % layer.name))
+                why = VERDICTS.get(verdict, 'the layer did not finish')
+                harness.append('%s: no results, %s' % (layer.name, why))
                 continue
-            group = dict(group, name=layer.name)
+            group = {k: v for k, v in group.items() if k != 'verdict'}
+            group['name'] = layer.name
             self.groups.append(group)
             suites = collections.OrderedDict()
             for suite, _, status in walk(group):
@@ -112,8 +128,16 @@ class Run:
             self.sections.append((layer, dict(sorted(suites.items()))))
             if not suites:
                 harness.append('%s: no tests ran' % layer.name)
+            elif verdict not in (None, 'passed') and \
+                    not any(c.failed for c in suites.values()):
+                # The tests passed, the layer did not: its record says why.
+                harness.append('%s: %s' % (layer.name,
+                                           VERDICTS.get(verdict, verdict)))
+        # A stage named like a layer counts only when the layer left no
+        # verdict (it stopped before its end) and no failure of its own.
         self.stages = [s for s in failed_stages
-                       if s not in layers or not self.layer_failed(s)]
+                       if s not in layers or
+                       (s not in recorded and not self.layer_failed(s))]
         harness += ['stage %s failed' % s for s in self.stages]
         self.harness = harness
 

@@ -7,6 +7,7 @@ and kunit_tool imported as a library.  Imported, not run.
 """
 import contextlib
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -123,35 +124,53 @@ def script(name, *args, target, log, env=None):
                          stderr=subprocess.STDOUT, env=e)
 
 
-# A layer's verdict, for what judges a run without reading its printed
-# messages (guards.py): each layer writes RESULTS/LAYER.status, one word:
+# A test layer's one record is RESULTS/LAYER.json: kunit_tool's KernelCI
+# document of its tests, with the layer's verdict word in it ('verdict'),
+# which results.py and guards.py read instead of the layer's messages or
+# its exit status:
 #   passed   every test passed and the kernel log is clean
-#   failed   a test failed or did not run (LAYER.json says which)
+#   failed   a test failed or did not run (the document says which)
 #   report   a kernel report in the log (logscan.py exits 2 for it)
 #   hung     the boot outlived its timeout and was killed
 #   crashed  the kernel died, wrote no results, or lacked CPUs
+# A record without tests ('sub_groups' and 'test_cases' absent) is a layer
+# that wrote no results.
+def record_path(layer):
+    """The record of @layer."""
+    return os.path.join(RESULTS, layer + '.json')
+
+
+def read_record(layer):
+    """@layer's record as a dict, or None."""
+    try:
+        with open(record_path(layer)) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
 def layer_status(layer):
     """The verdict word of @layer, 'none' when it has written none since
     clear_status()."""
-    try:
-        with open(os.path.join(RESULTS, layer + '.status')) as f:
-            return f.read().strip()
-    except OSError:
-        return 'none'
+    return (read_record(layer) or {}).get('verdict', 'none')
 
 
 def set_status(layer, word):
-    """Write @layer's verdict word."""
+    """Put @layer's verdict word into its record (made, without tests,
+    when kunit_tool wrote none)."""
+    doc = read_record(layer) or {'name': layer}
+    doc['verdict'] = word
     os.makedirs(RESULTS, exist_ok=True)
-    with open(os.path.join(RESULTS, layer + '.status'), 'w') as f:
-        f.write(word + '\n')
+    with open(record_path(layer) + '.new', 'w') as f:
+        json.dump(doc, f, indent=4)
+    os.replace(record_path(layer) + '.new', record_path(layer))
 
 
 def clear_status(layer):
-    """Forget @layer's verdict and JSON (a layer's first step)."""
-    for f in (layer + '.status', layer + '.json'):
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(os.path.join(RESULTS, f))
+    """Forget @layer's record (a layer's first step)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(record_path(layer))
 
 
 def judge_log(t, layer, console, what):

@@ -127,6 +127,34 @@ class ResultsModel(unittest.TestCase):
         self.assertEqual(self.run_of('missing', stages=['userland']).totals(),
                          results.Counts(2, 1, 1))
 
+    def test_a_layer_record_says_what_its_tests_do_not(self):
+        with tempfile.TemporaryDirectory() as d:
+            for layer in ('kunit', 'userland'):
+                with open(data(f'pass/{layer}.json')) as f, \
+                        open(f'{d}/{layer}.json', 'w') as g:
+                    g.write(f.read())
+            with unittest.mock.patch.object(stages, 'RESULTS', d):
+                stages.set_status('kunit', 'report')
+                stages.set_status('userland', 'passed')
+                self.assertEqual(stages.layer_status('kunit'), 'report')
+                run = results.Run(d, ['kunit', 'userland'], ['kunit'])
+                self.assertEqual(run.harness, ['kunit: a kernel report in its log'])
+                self.assertEqual(run.totals(), results.Counts(4, 1, 2))
+                self.assertNotIn('verdict', json.dumps(run.document))
+                # A record without tests: the layer wrote no results.
+                stages.clear_status('userland')
+                stages.set_status('userland', 'hung')
+                run = results.Run(d, ['kunit', 'userland'], ['userland'])
+                self.assertEqual(run.harness[1:], [
+                    'userland: no results, its boot hung and was killed'])
+                self.assertEqual(run.totals(), results.Counts(2, 2, 1))
+                # A layer stage that failed with no record at all counts.
+                stages.clear_status('kunit')
+                with open(data('pass/kunit.json')) as f, open(f'{d}/kunit.json', 'w') as g:
+                    g.write(f.read())
+                self.assertEqual(results.Run(d, ['kunit'], ['kunit']).harness,
+                                 ['stage kunit failed'])
+
     def test_the_document_carries_the_totals(self):
         run = self.run_of('fail', stages=['lint'])
         run.fail('floor: all kevent.c: 50.0% of lines, floor 60%')
@@ -384,12 +412,12 @@ class Stages(unittest.TestCase):
                                       ('no-such.log', 1, 'crashed')):
                     self.assertEqual(stages.judge_log(uml, 'kunit', data(log),
                                                       'KUnit'), rc, log)
-                    self.assertEqual(os.path.exists(f'{d}/kunit.status'),
-                                     word is not None, log)
+                    self.assertEqual(stages.layer_status('kunit'), word or 'none', log)
                     if word:
-                        with open(f'{d}/kunit.status') as f:
-                            self.assertEqual(f.read(), word + '\n')
-                        os.remove(f'{d}/kunit.status')
+                        # No tests in it: kunit_tool wrote none here.
+                        self.assertEqual(stages.read_record('kunit'),
+                                         {'name': 'kunit', 'verdict': word})
+                        stages.clear_status('kunit')
             finally:
                 stages.RESULTS = saved
 
