@@ -39,7 +39,6 @@ import os
 import shutil
 import subprocess
 import sys
-import traceback
 
 import stages
 import targets
@@ -57,23 +56,16 @@ DIRS = ('/dev', '/proc', '/sys', '/tmp', '/results', '/host', '/tests',
 def kunit_build(t, build, configure_only=False, log=os.devnull):
     """kunit_tool's build (or only its config) of target @t in @build, as a
     library; whether it succeeded."""
-    with stages.kunit_tool(log) as (kunit, kunit_kernel):
-        try:
-            linux = kunit_kernel.LinuxSourceTree(
-                build, kunitconfig_paths=t.fragment_paths(), arch=t.arch,
-                qemu_config_path=t.qemu_config() or None)
-            request = kunit.KunitBuildRequest(build_dir=build, make_options=None,
-                                              jobs=int(JOBS))
-            if configure_only:
-                result = kunit.config_tests(linux, request)
-            else:
-                result = kunit.config_and_build_tests(linux, request)
-            kunit.stdout.print_with_timestamp(
-                f'Elapsed time: {result.elapsed_time:.3f}s\n')
-            return result.status == kunit.KunitStatus.SUCCESS
-        except Exception:           # pylint: disable=broad-except
-            traceback.print_exc(file=sys.stdout)
-            return False
+    def call(kunit, kunit_kernel):
+        linux = kunit_kernel.LinuxSourceTree(
+            build, kunitconfig_paths=t.fragment_paths(), arch=t.arch,
+            qemu_config_path=t.qemu_config() or None)
+        request = kunit.KunitBuildRequest(build_dir=build, make_options=None,
+                                          jobs=int(JOBS))
+        if configure_only:
+            return kunit.config_tests(linux, request)
+        return kunit.config_and_build_tests(linux, request)
+    return stages.kunit_tool_call(log, call)
 
 
 def make_um(build, *args):

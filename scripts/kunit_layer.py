@@ -23,7 +23,6 @@ Timeouts: KUNIT_TIMEOUT, SMP_KUNIT_TIMEOUT (seconds, default 600).
 import os
 import shutil
 import sys
-import traceback
 
 import stages
 import targets
@@ -35,23 +34,17 @@ def exec_kunit(t, glob, json_path, parsed):
     build = os.path.join(stages.WORK, t.build)
     timeout = os.environ.get('SMP_KUNIT_TIMEOUT' if t.qemu else 'KUNIT_TIMEOUT',
                              '600')
-    with stages.kunit_tool(parsed) as (kunit, kunit_kernel):
-        try:
-            linux = kunit_kernel.LinuxSourceTree(
-                build, arch=t.arch, qemu_config_path=t.qemu_config() or None,
-                extra_qemu_args=[])
-            request = kunit.KunitExecRequest(
-                raw_output=None, json=json_path, build_dir=build,
-                timeout=int(timeout), filter_glob=glob, filter=stages.KUNIT_FILTER,
-                filter_action=None, kernel_args=list(t.kunit_args),
-                run_isolated=None, list_tests=False, list_tests_attr=False)
-            result = kunit.exec_tests(linux, request)
-            kunit.stdout.print_with_timestamp(
-                f'Elapsed time: {result.elapsed_time:.3f}s\n')
-            return result.status == kunit.KunitStatus.SUCCESS
-        except Exception:           # pylint: disable=broad-except
-            traceback.print_exc(file=sys.stdout)
-            return False
+    def call(kunit, kunit_kernel):
+        linux = kunit_kernel.LinuxSourceTree(
+            build, arch=t.arch, qemu_config_path=t.qemu_config() or None,
+            extra_qemu_args=[])
+        request = kunit.KunitExecRequest(
+            raw_output=None, json=json_path, build_dir=build,
+            timeout=int(timeout), filter_glob=glob, filter=stages.KUNIT_FILTER,
+            filter_action=None, kernel_args=list(t.kunit_args),
+            run_isolated=None, list_tests=False, list_tests_attr=False)
+        return kunit.exec_tests(linux, request)
+    return stages.kunit_tool_call(parsed, call)
 
 
 def run(target, glob):

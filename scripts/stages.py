@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import traceback
 
 import logscan
 import targets
@@ -229,6 +230,22 @@ def kunit_tool(copy):
             sys.stdout.flush()
             sys.stdout = out
             os.chdir(cwd)
+
+
+def kunit_tool_call(copy, call):
+    """Call @call(kunit, kunit_kernel), a kunit_tool step that returns its
+    KunitResult, within kunit_tool() (its output also in the file @copy);
+    print its time as kunit.py does; whether it succeeded.  An exception of
+    kunit_tool is printed and is a failure."""
+    with kunit_tool(copy) as (kunit, kunit_kernel):
+        try:
+            result = call(kunit, kunit_kernel)
+            kunit.stdout.print_with_timestamp(
+                f'Elapsed time: {result.elapsed_time:.3f}s\n')
+            return result.status == kunit.KunitStatus.SUCCESS
+        except Exception:           # pylint: disable=broad-except
+            traceback.print_exc(file=sys.stdout)
+            return False
 
 
 def uml_command(target, args, timeout=None, initramfs=None):

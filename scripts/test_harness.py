@@ -557,17 +557,23 @@ class Guards(unittest.TestCase):
         self.assertEqual(v('failed', 'MISSING', '[ERROR] NO TESTS RUN', 'L'),
                          (False, 'no such test: nothing ran (see the Test: line)'))
 
+    DIFF = '--- a/k/f.c\n+++ b/k/f.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n'
+
+    def scratch(self, d, content):
+        """A tree in @d/t whose k/f.c holds @content, and a guard of it,
+        @d/99-x.patch, with DIFF: (guard, its header, its text)."""
+        os.makedirs(f'{d}/t/k')
+        with open(f'{d}/t/k/f.c', 'w') as f:
+            f.write(content)
+        head = self.HEAD.format(test='s.t', target='coverage', more='')
+        head = head[:head.index('--- a/f')]
+        with open(f'{d}/99-x.patch', 'w') as f:
+            f.write(head + self.DIFF)
+        return guards.Guard.parse(f'{d}/99-x.patch', head + self.DIFF), head, head + self.DIFF
+
     def test_a_guard_goes_in_whole_and_comes_out(self):
         with tempfile.TemporaryDirectory() as d:
-            os.makedirs(f'{d}/t/k')
-            with open(f'{d}/t/k/f.c', 'w') as f:
-                f.write('a\nb\n')
-            text = self.HEAD.format(test='s.t', target='coverage', more='')
-            text = text[:text.index('--- a/f')] + (
-                '--- a/k/f.c\n+++ b/k/f.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n')
-            with open(f'{d}/99-x.patch', 'w') as f:
-                f.write(text)
-            g = guards.Guard.parse(f'{d}/99-x.patch', text)
+            g, _, text = self.scratch(d, 'a\nb\n')
             tree = guards.Tree(f'{d}/t')
             self.assertTrue(tree.apply(g))
             with open(f'{d}/t/k/f.c') as f:
@@ -588,15 +594,7 @@ class Guards(unittest.TestCase):
 
     def test_refresh_rewrites_the_diff_and_keeps_the_header(self):
         with tempfile.TemporaryDirectory() as d:
-            os.makedirs(f'{d}/t/k')
-            with open(f'{d}/t/k/f.c', 'w') as f:
-                f.write('new\nlines\nabove\na\nb\n')
-            head = self.HEAD.format(test='s.t', target='coverage', more='')
-            head = head[:head.index('--- a/f')]
-            stale = head + '--- a/k/f.c\n+++ b/k/f.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n'
-            with open(f'{d}/99-x.patch', 'w') as f:
-                f.write(stale)
-            g = guards.Guard.parse(f'{d}/99-x.patch', stale)
+            g, head, _ = self.scratch(d, 'new\nlines\nabove\na\nb\n')
             with unittest.mock.patch.object(stages, 'TREE', f'{d}/t'):
                 self.assertTrue(guards.refresh(g))
                 with open(g.path) as f:
