@@ -30,7 +30,7 @@ GCOV_DATA = os.path.join(stages.RESULTS, 'gcov')
 HTML = os.path.join(HERE, 'html')
 
 
-class CoverageError(Exception):
+class CoverageError(stages.StageError):
     """What the report cannot be made without."""
 
 
@@ -125,4 +125,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(stages.run_main(main))

@@ -5,7 +5,7 @@
  * ptrace round trips; code inside it runs natively).  Not a test: its
  * speed attribute is very_slow, the test runs filter with
  * 'speed>very_slow' (which keeps kevent_concurrency's slow cases) and
- * never run it; ./run_tests.sh --bench does (scripts/run_bench_kernel.sh,
+ * never run it; ./run_tests.sh --bench does (scripts/bench.py kernel,
  * CONFIG_KEVENT_BENCH).
  *
  * pipes: N pipes watched by one reader, K of them made readable per

@@ -31,6 +31,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import stages
 import targets
@@ -41,7 +42,7 @@ OUT = os.path.join(stages.RESULTS, 'bench')
 SAVED = ('linux', '.config', '.kunitconfig')
 
 
-class BenchError(Exception):
+class BenchError(stages.StageError):
     """What stops a benchmark, with what to do."""
 
 
@@ -82,6 +83,7 @@ def boot(build, name, run, n, pattern, several, base):
     if several:
         print(f'in-kernel benchmark: {name}, run {run} of {n}', flush=True)
     parsed = os.path.join(OUT, f'{name}-parsed.txt')
+    started = time.time()
     with open(parsed, 'w') as f:
         p = subprocess.Popen([sys.executable, stages.KUNIT_PY, 'exec', '--arch', 'um',
                               '--build_dir', build, '--timeout',
@@ -98,7 +100,13 @@ def boot(build, name, run, n, pattern, several, base):
             stages.stop_group(p)
             raise
     log = os.path.join(OUT, f'{name}.log')
-    shutil.copy(os.path.join(build, 'test.log'), log)
+    if os.path.exists(log):
+        os.remove(log)
+    if os.path.exists(os.path.join(build, 'test.log')) and \
+            os.path.getmtime(os.path.join(build, 'test.log')) >= started:
+        shutil.copy(os.path.join(build, 'test.log'), log)
+    else:
+        rc = rc or 1            # no kernel log of this boot
     if rc:
         again = f'scripts/bench_kernel.py {OUT}/kernel-[0-9]*.log'
         if base:
@@ -208,4 +216,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(stages.run_main(main))

@@ -44,7 +44,7 @@ import stages
 import targets
 import tree
 
-JOBS = os.environ.get('JOBS') or str(os.cpu_count() or 1)
+JOBS = stages.JOBS
 HEADERS = os.path.join(stages.WORK, 'headers')
 # The initramfs's folders of programs, each from userland/NAME/*.c.
 PROGRAM_DIRS = ('tests', 'tools', 'bench', 'fuzz')
@@ -246,4 +246,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(stages.run_main(main))

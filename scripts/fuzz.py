@@ -275,5 +275,5 @@ def main(argv):
 
 if __name__ == '__main__':
     with contextlib.suppress(KeyboardInterrupt):
-        sys.exit(main(sys.argv[1:]))
+        sys.exit(stages.run_main(main))
     sys.exit(130)

@@ -16,10 +16,10 @@ prove: for each guard, apply it to the prepared tree, rebuild, run the
 test through the stage's own program (kunit_layer.py, userland_layer.py),
 expect it not to pass, and take the guard out again
 (also when this program is interrupted).  The verdict comes from what the
-script records, not from what it prints: the layer's status file
-(stages.layer_status(): a hung boot or a kernel report is the test
-failing, as a wedged kernel looks from outside) and the test's status in
-kunit_tool's JSON.  --smp proves only what runs in the smp target: the
+script records, not from what it prints: the layer's record, kunit_tool's
+JSON with the layer's verdict in it (stages.layer_status(): a hung boot
+or a kernel report is the test failing, as a wedged kernel looks from
+outside), and the test's status there.  --smp proves only what runs in the smp target: the
 'Target: smp' guards and the 'SMP:' lines.
 
 prove-fuzz: for each 'Fuzz: yes' guard, apply it, rebuild the debug UML,
@@ -131,11 +131,15 @@ def refresh(guard):
     with open(guard.path) as f:
         text = f.read()
     files = tree.patched_files([guard.path])
+    if '\n---\n' not in text:
+        raise GuardError(f'{guard.name}: no "---" line ends its header')
     with tempfile.TemporaryDirectory() as tmp:
         for side in 'ab':
             for f in files:
                 dest = os.path.join(tmp, side, f)
                 os.makedirs(os.path.dirname(dest), exist_ok=True)
+                if not os.path.isfile(os.path.join(stages.TREE, f)):
+                    raise GuardError(f'{guard.name}: the tree has no {f}')
                 shutil.copy(os.path.join(stages.TREE, f), dest)
         if not tree.patch(guard.path, os.path.join(tmp, 'b'), '--forward', quiet=True):
             raise GuardError(f'{guard.name} does not apply to the current '
@@ -445,4 +449,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(stages.run_main(main))

@@ -190,7 +190,7 @@ class Run:
         """Run a stage here; False when it failed (it is counted)."""
         start = time.monotonic()
         self.header(name)
-        ok = subprocess.run(argv).returncode == 0
+        ok = stages.run_child(argv) == 0
         if not ok:
             self.failed.append(name)
         self.timings.append(f'{name} {round(time.monotonic() - start)}s')
@@ -299,7 +299,7 @@ def bench_run(o):
         if o.bench_args[:1] == ['--save']:
             boots = 'none: save the kernel'
         Run.header(f'in-kernel benchmark (about 50 s a boot, {boots})')
-        if subprocess.run([py, script('bench.py'), 'kernel', *o.bench_args]).returncode:
+        if stages.run_child([py, script('bench.py'), 'kernel', *o.bench_args]):
             sys.exit(1)
     if o.bench_which == 'kernel':
         sys.exit(0)
@@ -310,7 +310,7 @@ def bench_run(o):
 
 def then(*argv):
     """A step the rest needs, without a stage of its own."""
-    if subprocess.run(argv).returncode:
+    if stages.run_child(argv):
         sys.exit(1)
 
 
@@ -331,12 +331,12 @@ def tests_run(run, o):
         capture = [py, os.path.join(REPO, 'coverage', 'capture.py')]
         # Each layer's data are its own boots': the captures side by side.
         kunit = subprocess.Popen([*capture, 'kunit'])
-        subprocess.run([*capture, 'userland'], check=False)
-        kunit.wait()
+        stages.run_child([*capture, 'userland'])
+        stages.wait_child(kunit)
         cov = ['kunit', 'userland']
         # --libevent: the kevent lines libevent's suite reaches, a layer
         # of its own.
-        if o.libevent == '1' and subprocess.run([*capture, 'libevent']).returncode == 0:
+        if o.libevent == '1' and stages.run_child([*capture, 'libevent']) == 0:
             cov.append('libevent')
         run.stage('coverage', *capture, 'report', *cov)
     if o.lint:
@@ -383,8 +383,10 @@ def main(argv):
     run = Run(o)
     try:
         go(run, o)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit) as e:
         run.stop_beside()
+        if isinstance(e, SystemExit) and e.code in (0, 1, None):
+            raise           # the run's own end (Run.must)
         print('\nrun_tests.sh: interrupted', file=sys.stderr)
         return 130
     return 0

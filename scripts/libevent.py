@@ -89,6 +89,13 @@ def stamped(path, want):
         return False
 
 
+def tail(log, n=30):
+    """The last @n lines of the file @log, after a newline (for an error
+    that the terminal shows: the path alone is under .work)."""
+    with open(log, errors='replace') as f:
+        return '\n' + ''.join(f.readlines()[-n:]).rstrip('\n')
+
+
 def series():
     """The patch series, in order."""
     with open(os.path.join(PATCHES, 'series')) as f:
@@ -147,7 +154,8 @@ def build():
             for cmd in (['autoreconf', '-fi'], configure):
                 if subprocess.run(cmd, cwd=tree, stdout=f, stderr=subprocess.STDOUT,
                                   check=False).returncode:
-                    raise stages.StageError(f'libevent: configure failed (log: {log})')
+                    raise stages.StageError(f'libevent: configure failed (log: {log}, '
+                                            f'its end above){tail(log)}')
             if '#define HAVE_KEVENT 1' not in read(os.path.join(tree, 'config.h')).decode():
                 raise stages.StageError(f'libevent: configure did not find kevent (log: {log})')
             with open(os.path.join(tree, '.configured'), 'w') as g:
@@ -155,18 +163,21 @@ def build():
         print(f'libevent: make (log: {log})', flush=True)
         f.flush()
         # -all-static: libtool links the programs with gcc -static.
-        if subprocess.run(['make', '-C', tree, '-s', f"-j{os.environ.get('JOBS') or os.cpu_count()}",
+        if subprocess.run(['make', '-C', tree, '-s', f'-j{stages.JOBS}',
                            'LDFLAGS=-all-static'], stdout=f, stderr=subprocess.STDOUT,
                           check=False).returncode:
-            raise stages.StageError(f'libevent: build failed (log: {log})')
+            raise stages.StageError(f'libevent: build failed (log: {log}, its end '
+                                    f'above){tail(log)}')
     os.makedirs(BIN, exist_ok=True)
     for p in PROGRAMS:
         built_program = os.path.join(tree, 'test', p)
         if not os.access(built_program, os.X_OK):
             raise stages.StageError(f'libevent: test/{p} was not built (log: {log})')
-        if b'.interp' in subprocess.run(['readelf', '-S', built_program], stdout=subprocess.PIPE,
-                                        check=False).stdout:
-            raise stages.StageError(f'libevent: test/{p} is not statically linked')
+        # An ELF file without a program interpreter: static.
+        elf = subprocess.run(['readelf', '-S', built_program], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, check=False)
+        if elf.returncode or b'.interp' in elf.stdout:
+            raise stages.StageError(f'libevent: test/{p} is not a statically linked program')
         shutil.copy(built_program, os.path.join(BIN, p))
     shutil.copy(os.path.join(tree, 'test', 'check-dumpevents.py'), BIN)
     open(os.path.join(BIN, '.stamp'), 'w').close()
@@ -278,7 +289,8 @@ def run(target):
         elif status:
             print(f"libevent: the {b} boot's UML exited with status {status} "
                   f'(console: {console})')
-        if status or stages.logscan.main([console]):
+        # The log is scanned whatever the boot's end: its reports are printed.
+        if stages.logscan.main([console]) or status:
             rc = 1
     py = sys.executable
     if subprocess.run([py, os.path.join(stages.SCRIPTS, 'libevent_results.py'), out,
@@ -346,4 +358,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(stages.run_main(main))

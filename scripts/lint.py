@@ -33,7 +33,6 @@ import targets
 import tree
 
 LINT_BUILD = os.path.join(stages.WORK, 'build-lint')
-OK = os.path.join(LINT_BUILD, 'ok')
 THIS = os.path.abspath(__file__)
 
 
@@ -63,6 +62,36 @@ def repo_files(*patterns, prune=()):
     return sorted(out)
 
 
+def read(path):
+    """The text of @path."""
+    with open(path, errors='replace') as f:
+        return f.read()
+
+
+def version(cmd):
+    """What @cmd prints (a program's version), or that it is missing."""
+    try:
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, check=False).stdout
+    except OSError:
+        return f'no {cmd[0]}'
+
+
+def checkers():
+    """A name for what the per-file checks are: the programs' versions,
+    checkpatch's script and data, lint.mk (a change of any checks every
+    file again)."""
+    h = hashlib.sha256()
+    for cmd in (['shellcheck', '--version'], ['groff', '--version'], ['perl', '-v']):
+        h.update(version(cmd).encode() + b'\0')
+    h.update(sys.version.encode())
+    for f in ('scripts/checkpatch.pl', 'scripts/spelling.txt',
+              'scripts/const_structs.checkpatch'):
+        h.update(read(os.path.join(stages.TREE, f)).encode())
+    h.update(read(os.path.join(stages.SCRIPTS, 'lint.mk')).encode())
+    return h.hexdigest()[:16]
+
+
 def per_file(lint):
     """checkpatch, shellcheck, the manual pages and the self-tests, by
     scripts/lint.mk."""
@@ -77,9 +106,23 @@ def per_file(lint):
     selftest = [f for f in repo_files('scripts/**', 'coverage/**',
                                       prune=('coverage/html',))
                 if not f.endswith('.pyc') and '__pycache__' not in f]
+    out = os.path.join(LINT_BUILD, 'ok-' + checkers())
+    for old in glob.glob(os.path.join(LINT_BUILD, 'ok-*')) + [
+            os.path.join(LINT_BUILD, 'ok'), os.path.join(LINT_BUILD, 'clean')]:
+        if old != out:
+            shutil.rmtree(old, ignore_errors=True)
+    os.makedirs(out, exist_ok=True)
+    # The self-tests' inputs by name and mode: a file that comes, goes or
+    # changes its mode runs them again (lint.mk).
+    listing = ''.join(f'{os.stat(os.path.join(stages.REPO, f)).st_mode:o} {f}\n'
+                      for f in selftest)
+    inputs = os.path.join(out, 'selftest.inputs')
+    if not os.path.exists(inputs) or read(inputs) != listing:
+        with open(inputs, 'w') as f:
+            f.write(listing)
     cmd = ['make', '-k', '-s', f"-j{build.JOBS}", '-f',
            os.path.join(stages.SCRIPTS, 'lint.mk'), f'REPO={stages.REPO}',
-           f'TREE={stages.TREE}', f'OUT={OK}', f'PYTHON={sys.executable}',
+           f'TREE={stages.TREE}', f'OUT={out}', f'PYTHON={sys.executable}',
            'SOURCES=' + ' '.join(sources), 'SHELLS=' + ' '.join(shells),
            'PAGES=' + ' '.join(pages), 'SELFTEST=' + ' '.join(selftest)]
     if subprocess.run(cmd, check=False).returncode:
@@ -160,7 +203,7 @@ def libevent_series(lint):
         return
     series = os.path.join(stages.REPO, 'userland', 'libevent')
     with open(os.path.join(series, 'series')) as f:
-        patches = [p for p in f.read().split('\n') if p.strip()]
+        patches = [p.strip() for p in f if p.strip()]
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copytree(src, tmp, symlinks=True, dirs_exist_ok=True)
         for p in patches:
@@ -190,4 +233,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(stages.run_main(main))

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""What the Python modules of the harness share with its bash stages: the
-paths of scripts/lib.sh, a stage script run in a target, a UML boot of the
-test initramfs, a layer's verdict word and the judging of its kernel log,
-and kunit_tool imported as a library.  Imported, not run.
+"""What the modules of the harness share: the paths, the jobs, a stage
+run in a target in a process group of its own and stopped with the run,
+a module's main without a traceback, a UML or QEMU boot, a layer's record
+and the judging of its kernel log, and kunit_tool imported as a library.
+Imported, not run.
 """
 import contextlib
 import importlib.util
@@ -14,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import traceback
 
 import logscan
@@ -26,6 +28,9 @@ TREE = os.path.join(WORK, 'linux')
 RESULTS = os.path.join(WORK, 'results')
 USERLAND_OUT = os.path.join(WORK, 'userland')
 KUNIT_PY = os.path.join(TREE, 'tools', 'testing', 'kunit', 'kunit.py')
+# Parallel make jobs: JOBS (./run_tests.sh --jobs), else the CPUs this
+# process may run on (as nproc counts them).
+JOBS = os.environ.get('JOBS') or str(len(os.sched_getaffinity(0)))
 # kbuild asks the compiler the same 27 questions at every make (1.9 s of a
 # 7.3 s relink): kernel/patches/0013 keeps the answers in the build dir,
 # for every make a stage runs, unless KBUILD_TRY_RUN_CACHE=0 asks again.
@@ -68,6 +73,26 @@ def fail(message):
     return 1
 
 
+def run_main(main):
+    """sys.exit(run_main(main)) runs a module's main(argv): a problem it
+    cannot go on with (StageError, ValueError, a program missing or
+    failing) is one line of error and the exit status 1, not a
+    traceback."""
+    try:
+        return main(sys.argv[1:])
+    except (ValueError, StageError) as e:
+        return fail(str(e))
+    except subprocess.CalledProcessError as e:
+        cmd = e.cmd if isinstance(e.cmd, str) else ' '.join(map(str, e.cmd))
+        return fail(f'{cmd} failed (exit status {e.returncode})')
+    except OSError as e:
+        if isinstance(e, FileNotFoundError) and e.filename and \
+                os.sep not in str(e.filename):
+            return fail(f'{e.filename} is missing: scripts/setup.sh installs what '
+                        'the harness uses (./run_tests.sh runs it)')
+        return fail(str(e))
+
+
 def need_kernel(t):
     """StageError unless target @t's kernel is built and, for x86_64,
     QEMU is there."""
@@ -81,8 +106,20 @@ def need_kernel(t):
 
 def command(path, *args):
     """The command that runs the program @path: a Python module with the
-    harness's python3 (lib.sh's PYTHON), anything else as it is."""
+    harness's python3 (the one running this), anything else as it is."""
     return [sys.executable, path, *args] if path.endswith('.py') else [path, *args]
+
+
+def _exit_on(signum, _frame):
+    """SIGTERM or SIGHUP as SystemExit: what a stage started is stopped
+    on the way out (wait_groups, wait_child), and files are restored."""
+    raise SystemExit(128 + signum)
+
+
+# Every stage imports this module: a CI cancel or a closed terminal stops
+# a stage as an interrupt does.
+for _sig in (signal.SIGTERM, signal.SIGHUP):
+    signal.signal(_sig, _exit_on)
 
 
 def run_group(cmd, **kw):
@@ -92,27 +129,65 @@ def run_group(cmd, **kw):
 
 def wait_groups(procs):
     """The exit statuses of @procs, each started in a process group of its
-    own.  When this process is interrupted (Ctrl-C, or SIGTERM turned into
-    SystemExit), every group is stopped before the exception goes on: no
-    make, UML or QEMU of a stage keeps running after it."""
+    own.  When this process is interrupted (Ctrl-C, or SIGTERM or SIGHUP
+    turned into SystemExit), every group is stopped before the exception
+    goes on: no make, UML or QEMU of a stage keeps running after it."""
     try:
         return [p.wait() for p in procs]
     except BaseException:
-        for p in procs:
-            stop_group(p)
+        stop_groups(procs)
         raise
 
 
-def stop_group(p):
-    """Stop the process group of @p (SIGTERM, SIGKILL 5 s later)."""
+def stop_groups(procs):
+    """Stop the process groups of @procs: SIGTERM to all, SIGKILL to those
+    left 5 s later."""
     for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, None)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(p.pid, sig)
-        try:
-            p.wait(wait)
+        for p in procs:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(p.pid, sig)
+        deadline = time.monotonic() + (wait or 0)
+        left = []
+        for p in procs:
+            try:
+                p.wait(None if wait is None else max(0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                left.append(p)
+        procs = left
+        if not procs:
             return
+
+
+def stop_group(p):
+    """Stop the process group of @p (stop_groups)."""
+    stop_groups([p])
+
+
+def wait_child(p):
+    """The exit status of @p, a stage this process started in its own
+    process group (so that a Ctrl-C at the terminal reaches it too).  Interrupted,
+    this process waits for the stage to stop what it started (30 s, then
+    SIGKILL), instead of killing it at once as subprocess.run() does: a
+    killed stage could leave its boots running.  A SIGTERM or SIGHUP here is
+    passed on to the stage."""
+    try:
+        return p.wait()
+    except BaseException as e:
+        if not isinstance(e, KeyboardInterrupt):
+            with contextlib.suppress(ProcessLookupError):
+                p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(30)
         except subprocess.TimeoutExpired:
-            continue
+            p.kill()
+            p.wait()
+        raise
+
+
+def run_child(cmd, **kw):
+    """Run @cmd (subprocess.Popen's arguments) as wait_child() says; its
+    exit status."""
+    return wait_child(subprocess.Popen(cmd, **kw))
 
 
 def script(name, *args, target, log, env=None):

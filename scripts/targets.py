@@ -97,7 +97,7 @@ def from_env(default='coverage'):
     if os.environ.get('KEVENT_FLAVOUR'):
         raise ValueError('KEVENT_FLAVOUR is now KEVENT_TARGET (coverage, plain '
                          'for nocov, debug, smp, smp-kcsan)')
-    if os.environ.get('KCSAN', '0') != '0':
+    if (os.environ.get('KCSAN') or '0') != '0':
         raise ValueError('KCSAN=1 is now KEVENT_TARGET=smp-kcsan')
     return target(os.environ.get('KEVENT_TARGET') or default)
 

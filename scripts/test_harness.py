@@ -400,6 +400,44 @@ class Stages(unittest.TestCase):
             except FileNotFoundError:
                 pass
 
+    def gone(self, pid):
+        """Whether @pid is gone (or a zombie no one reaped yet)."""
+        try:
+            with open(f'/proc/{pid}/stat') as f:
+                return f.read().rsplit(')', 1)[1].split()[0] == 'Z'
+        except FileNotFoundError:
+            return True
+
+    def test_a_ctrl_c_or_a_kill_stops_the_boots_of_a_stage_of_a_run(self):
+        # A run (harness.py's run_child) whose stage (run_group) started
+        # two boots in process groups of their own; the terminal's Ctrl-C
+        # reaches the run and the stage, not the boots; a kill reaches
+        # the run alone.  Either way no boot is left.
+        stage = ('import sys; sys.path.insert(0, sys.argv[1]); import stages, subprocess\n'
+                 'ps = [subprocess.Popen(["sleep", "60"], start_new_session=True)'
+                 ' for _ in range(2)]\n'
+                 'open(sys.argv[2], "w").write(" ".join(str(p.pid) for p in ps))\n'
+                 'stages.wait_groups(ps)\n')
+        run = ('import sys; sys.path.insert(0, sys.argv[1]); import stages\n'
+               'stages.run_child([sys.executable, "-c", sys.argv[3], *sys.argv[1:3]])\n')
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with tempfile.TemporaryDirectory() as d:
+                p = subprocess.Popen([sys.executable, '-c', run, HERE, f'{d}/pids', stage],
+                                     start_new_session=True, stderr=subprocess.DEVNULL)
+                for _ in range(100):
+                    if os.path.exists(f'{d}/pids') and os.path.getsize(f'{d}/pids'):
+                        break
+                    time.sleep(0.05)
+                with open(f'{d}/pids') as f:
+                    pids = [int(x) for x in f.read().split()]
+                if sig == signal.SIGINT:
+                    os.killpg(p.pid, sig)       # the terminal's process group
+                else:
+                    p.send_signal(sig)
+                p.wait(20)
+                time.sleep(0.3)
+                self.assertEqual([pid for pid in pids if not self.gone(pid)], [], sig)
+
     def test_the_kernel_log_decides_report_or_crash(self):
         uml = targets.target('coverage')
         with tempfile.TemporaryDirectory() as d, \

@@ -32,7 +32,6 @@ import datetime
 import os
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -57,9 +56,9 @@ class Timing:
         log = os.path.join(self.out, name + '.log')
         start = time.monotonic()
         with open(log, 'w') as f:
-            rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f,
-                                stderr=subprocess.STDOUT, check=False,
-                                env=dict(os.environ, **(env or {}))).returncode
+            rc = stages.run_child(cmd, stdin=subprocess.DEVNULL, stdout=f,
+                                  stderr=subprocess.STDOUT,
+                                  env=dict(os.environ, **(env or {})))
         secs = round(time.monotonic() - start)
         with open(log, errors='replace') as f:
             found = re.findall(r'^  stage times: (.*)$', f.read(), re.M)
@@ -77,7 +76,7 @@ def header(what):
                             stdout=subprocess.PIPE, text=True, check=False).stdout.strip()
     return (f'Measured by scripts/timing.py{what} on '
             f'{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d}, '
-            f'{os.cpu_count()} CPUs, commit {commit}.\n\n')
+            f'{len(os.sched_getaffinity(0))} CPUs, commit {commit}.\n\n')
 
 
 def cold_table(rows):
@@ -116,7 +115,7 @@ def measure_all(out):
     t.measure('anchor', "kunit.py build --arch um (kunit_tool's defaults)",
               [sys.executable, os.path.join(out, 'linux/tools/testing/kunit/kunit.py'),
                'build', '--arch', 'um', '--build_dir', anchor, '--jobs',
-               os.environ.get('JOBS') or str(os.cpu_count())],
+               stages.JOBS],
               {'KBUILD_TRY_RUN_CACHE': '0'})
     t.measure('again', './run_tests.sh, nothing changed since', [RUN_TESTS], env)
     with open(EDITED, 'a') as f:
@@ -165,7 +164,9 @@ def main(argv):
         warm, out = int(value), os.path.join(stages.WORK, 'timing-warm')
     elif len(argv) <= 1 and not (argv and argv[0].startswith('-')):
         out = os.path.realpath(argv[0] if argv else os.path.join(stages.WORK, 'timing'))
-        if out in (os.path.realpath(stages.WORK), stages.REPO, '/'):
+        repo = os.path.realpath(stages.REPO)
+        if out == os.path.realpath(stages.WORK) or repo == out or \
+                repo.startswith(out.rstrip('/') + '/'):
             return stages.fail(f'refusing to remove {out}: give a directory of its own')
     else:
         print(__doc__[__doc__.index('Usage:'):].rstrip(), file=sys.stderr)
@@ -175,8 +176,8 @@ def main(argv):
         return stages.fail(f'{EDITED} has uncommitted changes: commit or stash them first')
     with open(EDITED, 'rb') as f:
         SAVED = f.read()
-    # A kill takes the edit out too (the finally below).
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    # A kill or a hang-up takes the edit out too (the finally below;
+    # stages turns SIGTERM and SIGHUP into SystemExit).
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     try:
@@ -192,4 +193,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(stages.run_main(main))

@@ -161,7 +161,7 @@ def done(*marks):
         os.replace(m + '.new', m)
 
 
-class PrepareError(Exception):
+class PrepareError(stages.StageError):
     """What stops the tree's preparation, with what to do."""
 
 
@@ -335,4 +335,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(stages.run_main(main))

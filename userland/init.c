@@ -13,7 +13,7 @@
  *
  * Kernel command line: init's parameters are the INIT_* words (unknown
  * name=value pairs reach init's environment, and so every program's; the
- * harness's own knobs on the host are KEVENT_*, scripts/lib.sh):
+ * harness's own knobs on the host are KEVENT_*, kevent-harness.rst):
  *   INIT_RESULTS=/host/dir  where the KTAP goes (hostfs); default: console
  *   INIT_RESULTS=/dev/ttyS1 ... or to this serial port, raw (QEMU's
  *                           -serial file:HOSTFILE for the second port)

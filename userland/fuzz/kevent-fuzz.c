@@ -1602,7 +1602,7 @@ static void on_signal(int sig)
 	(void)sig;	/* only to interrupt system calls */
 }
 
-/* Kernel reports, as check_log.sh knows them. */
+/* Kernel reports, as scripts/logscan.py knows them. */
 static const char *const report_pattern[] = {
 	"BUG:", "WARNING:", "Oops", "UBSAN:", "KASAN:", "possible recursive locking",
 	"possible circular locking", "inconsistent lock state", "INFO: task ",

@@ -2,7 +2,7 @@
 /*
  * man: show the project's manual pages inside the UML (busybox has no
  * man).  The pages are formatted on the host when the initramfs is built
- * (scripts/build_userland.sh) into /usr/share/man/catN/NAME.N.
+ * (scripts/build.py userland) into /usr/share/man/catN/NAME.N.
  *
  *   man [SECTION] NAME
  */
