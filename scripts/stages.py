@@ -76,10 +76,12 @@ def fail(message):
 def run_main(main):
     """sys.exit(run_main(main)) runs a module's main(argv): a problem it
     cannot go on with (StageError, ValueError, a program missing or
-    failing) is one line of error and the exit status 1, not a
-    traceback."""
+    failing) is one line of error and the exit status 1, and a Ctrl-C the
+    exit status 130, not a traceback."""
     try:
         return main(sys.argv[1:])
+    except KeyboardInterrupt:
+        return 130              # what it started is stopped (wait_groups)
     except (ValueError, StageError) as e:
         return fail(str(e))
     except subprocess.CalledProcessError as e:
