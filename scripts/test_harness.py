@@ -422,21 +422,32 @@ class Stages(unittest.TestCase):
                'stages.run_child([sys.executable, "-c", sys.argv[3], *sys.argv[1:3]])\n')
         for sig in (signal.SIGINT, signal.SIGTERM):
             with tempfile.TemporaryDirectory() as d:
+                # SIGINT as a terminal leaves it, whatever this process got
+                # (a background job of a script starts with it ignored).
                 p = subprocess.Popen([sys.executable, '-c', run, HERE, f'{d}/pids', stage],
-                                     start_new_session=True, stderr=subprocess.DEVNULL)
-                for _ in range(100):
-                    if os.path.exists(f'{d}/pids') and os.path.getsize(f'{d}/pids'):
-                        break
-                    time.sleep(0.05)
-                with open(f'{d}/pids') as f:
-                    pids = [int(x) for x in f.read().split()]
-                if sig == signal.SIGINT:
-                    os.killpg(p.pid, sig)       # the terminal's process group
-                else:
-                    p.send_signal(sig)
-                p.wait(20)
-                time.sleep(0.3)
-                self.assertEqual([pid for pid in pids if not self.gone(pid)], [], sig)
+                                     start_new_session=True, stderr=subprocess.DEVNULL,
+                                     preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                      signal.SIG_DFL))
+                pids = []
+                try:
+                    for _ in range(200):
+                        if os.path.exists(f'{d}/pids') and os.path.getsize(f'{d}/pids'):
+                            break
+                        time.sleep(0.05)
+                    with open(f'{d}/pids') as f:
+                        pids = [int(x) for x in f.read().split()]
+                    if sig == signal.SIGINT:
+                        os.killpg(p.pid, sig)       # the terminal's process group
+                    else:
+                        p.send_signal(sig)
+                    p.wait(20)
+                    time.sleep(0.3)
+                    self.assertEqual([pid for pid in pids if not self.gone(pid)], [], sig)
+                finally:
+                    for pid in [p.pid] + pids:
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(pid, signal.SIGKILL)
+                    p.wait()
 
     def test_the_kernel_log_decides_report_or_crash(self):
         uml = targets.target('coverage')
