@@ -213,13 +213,8 @@ class Tree:
         self.said = ''          # what patch said last
 
     def _patch(self, path, *opts):
-        with open(path) as f:
-            out = subprocess.run(
-                ['patch', '-d', self.tree, '-p1', '-s', *opts,
-                 '--no-backup-if-mismatch'], stdin=f, capture_output=True,
-                text=True)
-        self.said = out.stdout + out.stderr
-        return out.returncode == 0
+        ok, self.said = tree.run_patch(path, self.tree, *opts)
+        return ok
 
     def apply(self, guard):
         """Put @guard in, all of it or nothing; False when it does not

@@ -106,10 +106,9 @@ def files():
             names = set(f.read().split())
     except OSError:
         return None
-    for p in glob.glob(os.path.join(stages.REPO, 'kernel', 'patches', '*.patch')) + \
-            glob.glob(os.path.join(stages.REPO, 'kernel', 'guards', '*.patch')):
-        with open(p, errors='replace') as f:
-            names.update(re.findall(r'^\+\+\+ b/(\S+)', f.read(), re.M))
+    names.update(patched_files(
+        glob.glob(os.path.join(stages.REPO, 'kernel', 'patches', '*.patch')) +
+        glob.glob(os.path.join(stages.REPO, 'kernel', 'guards', '*.patch'))))
     return sorted(names)
 
 
@@ -171,17 +170,24 @@ def sha256(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def patch(path, tree, *opts, quiet=False):
+def run_patch(path, tree, *opts):
     """Apply the patch @path to @tree with tree-root paths (-R to take it
-    out); whether it applied.  What patch said goes to stderr when it did
-    not.  guards.py applies the guards so too."""
+    out, --dry-run to try); (whether it applied, what patch said).  The
+    patches, the guards (guards.py) and libevent's series go in so."""
     with open(path) as f:
         r = subprocess.run(['patch', '-d', tree, '-p1', '-s', *opts,
                             '--no-backup-if-mismatch'], stdin=f, check=False,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if r.returncode and not quiet:
-        sys.stderr.write(r.stdout)
-    return r.returncode == 0
+    return r.returncode == 0, r.stdout
+
+
+def patch(path, tree, *opts, quiet=False):
+    """run_patch(); whether it applied.  What patch said goes to stderr
+    when it did not, unless @quiet."""
+    ok, said = run_patch(path, tree, *opts)
+    if not ok and not quiet:
+        sys.stderr.write(said)
+    return ok
 
 
 def patched_files(patches):
@@ -234,7 +240,7 @@ def apply_patches():
     tree = stages.TREE
     applied = os.path.join(tree, '.kevent-patches')
     new = sorted(glob.glob(os.path.join(stages.REPO, 'kernel', 'patches', '*.patch')))
-    want = hashlib.sha256(b''.join(open(p, 'rb').read() for p in new)).hexdigest()
+    want = hashlib.sha256(_contents(new)).hexdigest()
     try:
         with open(os.path.join(applied, '.sum')) as f:
             if f.read().strip() == want:
