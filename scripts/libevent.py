@@ -102,6 +102,18 @@ def series():
         return [p.strip() for p in f if p.strip()]
 
 
+def patched_copy(src, dest, quiet=False):
+    """Copy libevent's source @src to @dest and apply the series to it;
+    the patch that does not apply (what patch said on stderr, unless
+    @quiet), or None.  (lint.py checks the series so, in a scratch
+    folder.)"""
+    shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
+    for p in series():
+        if not tree_mod.patch(os.path.join(PATCHES, p), dest, '--forward', quiet=quiet):
+            return p
+    return None
+
+
 def build():
     """Fetch, patch, configure and make libevent (see the module's text)."""
     for tool in ('autoreconf', 'libtoolize', 'automake', 'patch'):
@@ -131,10 +143,9 @@ def build():
         print(f'libevent: patching a copy of {src}', flush=True)
         shutil.rmtree(tree + '.new', ignore_errors=True)
         shutil.rmtree(tree, ignore_errors=True)
-        shutil.copytree(src, tree + '.new', symlinks=True)
-        for p in series():
-            if not tree_mod.patch(os.path.join(PATCHES, p), tree + '.new', '--forward'):
-                raise stages.StageError(f'libevent: {p} does not apply to {src}')
+        failed = patched_copy(src, tree + '.new')
+        if failed:
+            raise stages.StageError(f'libevent: {failed} does not apply to {src}')
         os.rename(tree + '.new', tree)
         with open(os.path.join(tree, '.patched'), 'w') as f:
             f.write(want + '\n')
@@ -148,8 +159,9 @@ def build():
     conf = digest(*(read(os.path.join(tree, f)) for f in
                     ('configure.ac', 'Makefile.am', 'test/include.am')),
                   '\0'.join(configure).encode())
-    with open(log, 'a' if stamped(os.path.join(tree, '.configured'), conf) else 'w') as f:
-        if not stamped(os.path.join(tree, '.configured'), conf):
+    configured = stamped(os.path.join(tree, '.configured'), conf)
+    with open(log, 'a' if configured else 'w') as f:
+        if not configured:
             print(f'libevent: autoreconf, configure (log: {log})', flush=True)
             for cmd in (['autoreconf', '-fi'], configure):
                 if subprocess.run(cmd, cwd=tree, stdout=f, stderr=subprocess.STDOUT,

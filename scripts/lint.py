@@ -28,6 +28,7 @@ import sys
 import tempfile
 
 import build
+import libevent
 import stages
 import targets
 import tree
@@ -201,18 +202,10 @@ def libevent_series(lint):
         print('libevent: no source at hand, patch series not checked '
               '(./run_tests.sh --libevent fetches it)')
         return
-    series = os.path.join(stages.REPO, 'userland', 'libevent')
-    with open(os.path.join(series, 'series')) as f:
-        patches = [p.strip() for p in f if p.strip()]
     with tempfile.TemporaryDirectory() as tmp:
-        shutil.copytree(src, tmp, symlinks=True, dirs_exist_ok=True)
-        for p in patches:
-            with open(os.path.join(series, p)) as f:
-                if subprocess.run(['patch', '-d', tmp, '-p1', '-s',
-                                   '--no-backup-if-mismatch'], stdin=f,
-                                  stdout=subprocess.DEVNULL, check=False).returncode:
-                    lint.finding(f'userland/libevent/{p} does not apply to {src}')
-                    break
+        failed = libevent.patched_copy(src, tmp, quiet=True)
+    if failed:
+        lint.finding(f'userland/libevent/{failed} does not apply to {src}')
 
 
 def main(argv):
