@@ -84,21 +84,11 @@ def boot(build, name, run, n, pattern, several, base):
         print(f'in-kernel benchmark: {name}, run {run} of {n}', flush=True)
     parsed = os.path.join(OUT, f'{name}-parsed.txt')
     started = time.time()
-    with open(parsed, 'w') as f:
-        p = subprocess.Popen([sys.executable, stages.KUNIT_PY, 'exec', '--arch', 'um',
-                              '--build_dir', build, '--timeout',
-                              os.environ.get('BENCH_TIMEOUT', '1800'), pattern],
-                             stdout=subprocess.PIPE, text=True, start_new_session=True)
-        try:
-            for line in p.stdout:
-                f.write(line)
-                if not several:     # one boot: kunit_tool's output as it comes
-                    sys.stdout.write(line)
-                    sys.stdout.flush()
-            rc = p.wait()
-        except BaseException:
-            stages.stop_group(p)
-            raise
+    # One boot: kunit_tool's output as it comes.
+    rc = stages.tee_group([sys.executable, stages.KUNIT_PY, 'exec', '--arch', 'um',
+                           '--build_dir', build, '--timeout',
+                           os.environ.get('BENCH_TIMEOUT', '1800'), pattern],
+                          parsed, echo=not several, stderr=None)
     log = os.path.join(OUT, f'{name}.log')
     if os.path.exists(log):
         os.remove(log)
@@ -185,19 +175,7 @@ def user(argv):
                                       f'INIT_HOST={OUT}', f'INIT_CMD="{command}"'],
                              int(os.environ.get('BENCH_TIMEOUT', '1800')))
     console = os.path.join(OUT, 'console.log')
-    with open(console, 'w') as f:
-        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, errors='replace',
-                             start_new_session=True)
-        try:
-            for line in p.stdout:
-                f.write(line)
-                sys.stdout.write(line)
-                sys.stdout.flush()
-            p.wait()
-        except BaseException:
-            stages.stop_group(p)
-            raise
+    stages.tee_group(cmd, console, stdin=subprocess.DEVNULL)
     if not (os.path.exists(raw) and os.path.getsize(raw)):
         raise BenchError(f'the benchmark wrote no results (console: {console})')
     return subprocess.run([sys.executable, os.path.join(stages.SCRIPTS, 'bench_report.py'),

@@ -141,6 +141,27 @@ def wait_groups(procs):
         raise
 
 
+def tee_group(cmd, log, echo=True, **kw):
+    """Run @cmd in a process group of its own, its output (text; its
+    stderr too unless @kw says otherwise) into the file @log and, when
+    @echo, to this process's stdout as it comes; stopped with this process
+    as wait_groups() says; its exit status."""
+    kw.setdefault('stderr', subprocess.STDOUT)
+    with open(log, 'w') as f:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, errors='replace',
+                             start_new_session=True, **kw)
+        try:
+            for line in p.stdout:
+                f.write(line)
+                if echo:
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+            return p.wait()
+        except BaseException:
+            stop_group(p)
+            raise
+
+
 def stop_groups(procs):
     """Stop the process groups of @procs: SIGTERM to all, SIGKILL to those
     left 5 s later."""
