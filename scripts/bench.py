@@ -187,10 +187,7 @@ def main(argv):
         print(__doc__[__doc__.index('  kernel'):__doc__.index('Timeout')].rstrip(),
               file=sys.stderr)
         return 2
-    try:
-        return kernel(argv[1:]) if argv[0] == 'kernel' else user(argv[1:])
-    except (ValueError, BenchError, stages.StageError) as e:
-        return stages.fail(str(e))
+    return kernel(argv[1:]) if argv[0] == 'kernel' else user(argv[1:])
 
 
 if __name__ == '__main__':

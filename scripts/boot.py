@@ -122,13 +122,10 @@ def main(argv):
     if not ok:
         print(__doc__[__doc__.index('Usage:'):].rstrip(), file=sys.stderr)
         return 2
-    try:
-        t = targets.from_env()
-        if argv[0] == 'shell':
-            return shell(t)
-        return power_off(t, int(argv[1]) if len(argv) > 1 else 100)
-    except (ValueError, stages.StageError) as e:
-        return stages.fail(str(e))
+    t = targets.from_env()
+    if argv[0] == 'shell':
+        return shell(t)
+    return power_off(t, int(argv[1]) if len(argv) > 1 else 100)
 
 
 if __name__ == '__main__':

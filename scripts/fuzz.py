@@ -36,7 +36,6 @@ Usage: fuzz.py run SEED...        (a seed "time" is replaced by the clock)
                                   exit status 0 for ok
        fuzz.py reduce SEED OPS
 """
-import contextlib
 import os
 import re
 import subprocess
@@ -274,6 +273,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    with contextlib.suppress(KeyboardInterrupt):
-        sys.exit(stages.run_main(main))
-    sys.exit(130)
+    sys.exit(stages.run_main(main))

@@ -80,11 +80,8 @@ def main(argv):
     if len(argv) > 1 or argv[:1] in (['-h'], ['--help']):
         print(__doc__[__doc__.index('Usage:'):].rstrip(), file=sys.stderr)
         return 2
-    try:
-        target = targets.from_env().name
-        return run(target, argv[0] if argv and argv[0] else stages.KUNIT_GLOB)
-    except (ValueError, stages.StageError) as e:
-        return stages.fail(str(e))
+    target = targets.from_env().name
+    return run(target, argv[0] if argv and argv[0] else stages.KUNIT_GLOB)
 
 
 if __name__ == '__main__':

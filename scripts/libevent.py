@@ -359,14 +359,11 @@ def main(argv):
     if argv not in (['build'], ['run'], ['bench'], ['initramfs']):
         print(__doc__[__doc__.index('Usage:'):].rstrip(), file=sys.stderr)
         return 2
-    try:
-        target = targets.from_env().name
-        if argv[0] in ('initramfs', 'build'):
-            (initramfs if argv[0] == 'initramfs' else build)()
-            return 0
-        return run(target) if argv[0] == 'run' else bench(target)
-    except (ValueError, stages.StageError) as e:
-        return stages.fail(str(e))
+    target = targets.from_env().name
+    if argv[0] in ('initramfs', 'build'):
+        (initramfs if argv[0] == 'initramfs' else build)()
+        return 0
+    return run(target) if argv[0] == 'run' else bench(target)
 
 
 if __name__ == '__main__':

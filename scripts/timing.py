@@ -185,8 +185,6 @@ def main(argv):
             measure_warm(out, warm)
         else:
             measure_all(out)
-    except stages.StageError as e:
-        return stages.fail(str(e))
     finally:
         restore()
     return 0

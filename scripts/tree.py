@@ -322,13 +322,10 @@ def prepare():
             extracted = f.read().strip() == origin()
     except OSError:
         extracted = False
-    try:
-        if not extracted:
-            extract(origin())
-        apply_patches()
-        lay_overlay()
-    except PrepareError as e:
-        return stages.fail(str(e))
+    if not extracted:
+        extract(origin())
+    apply_patches()
+    lay_overlay()
     print(f'prepare: tree ready at {stages.TREE} ({kernelversion(stages.TREE)})')
     return 0
 

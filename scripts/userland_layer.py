@@ -238,10 +238,7 @@ def main(argv):
     if argv:
         print(__doc__[__doc__.index('Usage:'):].rstrip(), file=sys.stderr)
         return 2
-    try:
-        return run(targets.from_env().name)
-    except (ValueError, stages.StageError) as e:
-        return stages.fail(str(e))
+    return run(targets.from_env().name)
 
 
 if __name__ == '__main__':
