@@ -82,9 +82,16 @@
  *                               also taken without ctl_mutex)
  *       kf->mtx (mutex)         a watched file's origin (kevent_file.c)
  *       st->lock (spinlock)     the storage list; callbacks run under it
- *         k->ulock (spinlock)   the kevent's ukevent (flags, results)
- *           q->ready_lock       the ready list, k->on_ready and k->dead
- *             q->wait.lock      waking the queue's waiters
+ *         q->ready_lock         the ready list (k->on_ready, k->dead) and
+ *                               the ukevent (flags, results) of each of
+ *                               the queue's kevents
+ *         q->wait.lock          waking the queue's waiters (after
+ *                               q->ready_lock is dropped)
+ *
+ * One spinlock per queue guards both a kevent's results and the ready
+ * list, as epoll's ep->lock does: a notification judges and queues a
+ * kevent under one acquisition of it, and a collection takes a batch
+ * off the ready list and snapshots it under one.
  *
  * Why each lock is what it is: the two mutexes are taken only by system
  * calls and may be held across work that sleeps (a storage's ->enqueue,
@@ -175,13 +182,14 @@ int kevent_deliver(struct kevent *k)
  */
 bool __kevent_take_recheck(struct kevent *k)
 {
+	spinlock_t *lock = &k->queue->ready_lock;
 	unsigned long flags;
 	bool recheck;
 
-	spin_lock_irqsave(&k->ulock, flags);
+	spin_lock_irqsave(lock, flags);
 	recheck = k->recheck;
 	WRITE_ONCE(k->recheck, false);
-	spin_unlock_irqrestore(&k->ulock, flags);
+	spin_unlock_irqrestore(lock, flags);
 	return recheck;
 }
 
@@ -254,7 +262,6 @@ int kevent_init(struct kevent *k)
 	struct kevent_callbacks *cb;
 	int err = 0;
 
-	spin_lock_init(&k->ulock);
 	refcount_set(&k->refcnt, 1);
 	INIT_LIST_HEAD(&k->storage_entry);
 	INIT_LIST_HEAD(&k->ready_entry);
@@ -341,14 +348,14 @@ void kevent_storage_dequeue(struct kevent_storage *st, struct kevent *k)
 }
 
 /*
- * The ready list.  These four functions are the only code that changes a
+ * The ready list.  The functions below are the only code that changes a
  * kevent's membership (k->on_ready, k->dead, q->ready_num).
  */
 
 /*
- * Put @k on its queue's ready list, interrupts being off (a notification
- * holds its storage's lock): kevent_ready_add() without saving and
- * restoring them again.
+ * Put @k on its queue's ready list.  Called with q->ready_lock held; the
+ * caller wakes the queue's waiters (kevent_queue_wake()) after dropping
+ * it, when @k was added.
  */
 static __always_inline bool __kevent_ready_add(struct kevent *k, bool head,
 					       u64 pass)
@@ -356,8 +363,7 @@ static __always_inline bool __kevent_ready_add(struct kevent *k, bool head,
 	struct kevent_queue *q = k->queue;
 	bool added = false;
 
-	lockdep_assert_irqs_disabled();
-	spin_lock(&q->ready_lock);
+	lockdep_assert_held(&q->ready_lock);
 	if (!k->on_ready && !k->dead) {
 		/*
 		 * A new kevent goes last, with the pass now under way, so
@@ -378,42 +384,24 @@ static __always_inline bool __kevent_ready_add(struct kevent *k, bool head,
 		WRITE_ONCE(q->ready_num, q->ready_num + 1);
 		added = true;
 	}
-	spin_unlock(&q->ready_lock);
-	/*
-	 * Only when someone waits: wake_up() takes the wait-queue lock even
-	 * for an empty queue, and a collector that does not sleep (a busy
-	 * queue) finds the kevent anyway.  The barrier of wq_has_sleeper()
-	 * pairs with the one after adding the waiter and before it reads
-	 * ready_num: prepare_to_wait_event()'s in kevent_wait_ready(), the
-	 * smp_mb() after poll_wait() in kevent_queue_poll() (poll, select,
-	 * epoll, a POLL kevent watching this queue).  Either the waiter sees
-	 * this kevent or we see the waiter.
-	 */
-	if (added && wq_has_sleeper(&q->wait))
-		wake_up(&q->wait);
 	return added;
 }
 
 /**
  * kevent_ready_return() - give a kevent back to the head of the ready list
- * @k: the kevent, whose delivery's copy faulted
+ * @k: the kevent, whose delivery's copy faulted, its results just given
+ *     back under its queue's ready lock, which is held
  * @pass: the collection pass that took it
  *
  * A kevent already on the list (a notification queued it meanwhile), or
- * removed, is left alone.  The queue's waiters are woken when the kevent
- * was added.
+ * removed, is left alone.
  *
- * Return: true when @k was added.
+ * Return: true when @k was added: the caller wakes the queue's waiters
+ * (kevent_queue_wake()) once it has dropped the ready lock.
  */
 bool kevent_ready_return(struct kevent *k, u64 pass)
 {
-	unsigned long flags;
-	bool added;
-
-	local_irq_save(flags);
-	added = __kevent_ready_add(k, true, pass);
-	local_irq_restore(flags);
-	return added;
+	return __kevent_ready_add(k, true, pass);
 }
 
 /* Take @k off the ready list.  Called with q->ready_lock held. */
@@ -445,11 +433,11 @@ static void __kevent_ready_del(struct kevent *k)
  * The list is sorted by pass (see __kevent_ready_add()), so the take
  * stops at the first kevent queued since its pass began.
  *
- * One acquisition of the ready lock for the whole batch.  Called in process context with
- * interrupts disabled (the caller snapshots kevents in the same section)
- * and the queue's ctl_mutex held, which keeps the kevents taken alive
- * (their removal needs it): a caller that drops it before it is done with
- * them takes references first.
+ * Called in process context with the queue's ready lock held (the caller
+ * snapshots the kevents taken under the same acquisition) and its
+ * ctl_mutex, which keeps the kevents taken alive (their removal needs
+ * it): a caller that drops it before it is done with them takes
+ * references first.
  *
  * Return: how many were taken.
  */
@@ -459,9 +447,8 @@ unsigned int kevent_ready_take(struct kevent_queue *q, struct kevent **ks,
 	unsigned int n = 0;
 	struct kevent *k;
 
-	lockdep_assert_irqs_disabled();
+	lockdep_assert_held(&q->ready_lock);
 	lockdep_assert_held(&q->ctl_mutex);
-	spin_lock(&q->ready_lock);
 	if (!*pass)
 		*pass = ++q->pass;
 	while (n < max &&
@@ -471,13 +458,13 @@ unsigned int kevent_ready_take(struct kevent_queue *q, struct kevent **ks,
 		__kevent_ready_del(k);
 		ks[n++] = k;
 	}
-	spin_unlock(&q->ready_lock);
 	return n;
 }
 
 /**
  * kevent_ready_forget() - a re-queue that a delivery already answers
- * @k: a kevent being delivered, its snapshot just taken under @k->ulock
+ * @k: a kevent being delivered, its snapshot just taken under its queue's
+ *     ready lock, which is held
  *
  * A notification that queued @k again after its delivery took it off the
  * ready list put its results into @k->event, which the delivery's
@@ -488,10 +475,8 @@ unsigned int kevent_ready_take(struct kevent_queue *q, struct kevent **ks,
  */
 void kevent_ready_forget(struct kevent *k)
 {
-	lockdep_assert_held(&k->ulock);
-	spin_lock(&k->queue->ready_lock);
+	lockdep_assert_held(&k->queue->ready_lock);
 	__kevent_ready_del(k);
-	spin_unlock(&k->queue->ready_lock);
 }
 
 /**
@@ -508,30 +493,9 @@ void kevent_ready_kill(struct kevent *k)
 	spin_unlock_irqrestore(&k->queue->ready_lock, flags);
 }
 
-/* Take @k off the ready list, if it is there (MODIFY). */
-static void kevent_ready_del(struct kevent *k)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&k->queue->ready_lock, flags);
-	__kevent_ready_del(k);
-	spin_unlock_irqrestore(&k->queue->ready_lock, flags);
-}
-
-/* Whether @k is on the ready list now. */
-static bool kevent_ready_has(struct kevent *k)
-{
-	unsigned long flags;
-	bool on;
-
-	spin_lock_irqsave(&k->queue->ready_lock, flags);
-	on = k->on_ready;
-	spin_unlock_irqrestore(&k->queue->ready_lock, flags);
-	return on;
-}
-
 /*
- * Judge @ret, what ->callback said about @k, under st->lock and k->ulock:
+ * Judge @ret, what ->callback said about @k, under st->lock and its
+ * queue's ready lock:
  * set the return flags, and say whether @k is to be queued and whether it
  * leaves the storage (ONESHOT once ready, broken).  A re-check keeps @k
  * attached: whether it was ready is decided at delivery.
@@ -541,7 +505,7 @@ static __always_inline bool kevent_judge(struct kevent *k, int ret,
 {
 	u32 *rf = &k->event.ret_flags;
 
-	lockdep_assert_held(&k->ulock);
+	lockdep_assert_held(&k->queue->ready_lock);
 	*leave = false;
 	if (ret == KEVENT_RECHECK) {
 		WRITE_ONCE(k->recheck, true);
@@ -569,19 +533,23 @@ static __always_inline bool kevent_judge(struct kevent *k, int ret,
 static __always_inline bool __kevent_requeue(struct kevent_storage *st,
 					     struct kevent *k)
 {
+	struct kevent_queue *q = k->queue;
 	bool ready, leave, added;
 
 	lockdep_assert_held(&st->lock);
 
-	spin_lock(&k->ulock);
-	ready = kevent_judge(k, k->callbacks.callback(k), &leave);
 	/*
-	 * Queued under ulock with the results it brings, so a delivery's
-	 * snapshot (under ulock) that took those results also sees the
-	 * kevent queued again (kevent_ready_forget()).
+	 * Judged and queued under one lock, the queue's, with the results
+	 * it brings, so a delivery's snapshot (under that lock) that took
+	 * those results also sees the kevent queued again
+	 * (kevent_ready_forget()).
 	 */
+	spin_lock(&q->ready_lock);
+	ready = kevent_judge(k, k->callbacks.callback(k), &leave);
 	added = ready && __kevent_ready_add(k, false, 0);
-	spin_unlock(&k->ulock);
+	spin_unlock(&q->ready_lock);
+	if (added)
+		kevent_queue_wake(q);
 
 	if (ready && leave)
 		kevent_storage_detach(st, k);
@@ -711,34 +679,33 @@ void kevent_storage_broadcast(struct kevent_storage *st, u32 event,
 int kevent_storage_check(struct kevent_storage *st, struct kevent *k,
 			 u32 event, unsigned long data)
 {
+	spinlock_t *lock = &k->queue->ready_lock;
+	bool ready = false, leave;
 	unsigned long flags;
-	bool ready, leave;
 	int ret = 0;
 
 	spin_lock_irqsave(&st->lock, flags);
-	if (kevent_ready_has(k))
+	spin_lock(lock);
+	if (k->on_ready)
 		goto out;
 	if (!k->on_storage) {
 		/* It left: its flags are the verdict. */
-		spin_lock(&k->ulock);
 		ret = k->event.ret_flags & KEVENT_RET_BROKEN ? -1 :
 		      k->event.ret_flags & KEVENT_RET_DONE ? 1 : 0;
-		spin_unlock(&k->ulock);
 		goto out;
 	}
 	st->event = event;
 	st->data = data;
-	spin_lock(&k->ulock);
 	ret = k->callbacks.callback(k);
 	if (ret == KEVENT_RECHECK)
 		ret = KEVENT_NOT_READY;
 	ready = kevent_judge(k, ret, &leave);
 	ret = !ready ? 0 :
 	      (k->event.ret_flags & KEVENT_RET_BROKEN) ? -1 : 1;
-	spin_unlock(&k->ulock);
+out:
+	spin_unlock(lock);
 	if (ready && leave)
 		kevent_storage_detach(st, k);
-out:
 	spin_unlock_irqrestore(&st->lock, flags);
 	return ret;
 }
@@ -768,7 +735,7 @@ int kevent_modify(struct kevent *k, u32 event, u32 req_flags)
 		spin_unlock_irqrestore(&st->lock, flags);
 		return -EBADF;
 	}
-	spin_lock(&k->ulock);
+	spin_lock(&k->queue->ready_lock);
 	k->event.event = event;
 	k->event.req_flags = req_flags;
 	k->event.ret_flags = 0;
@@ -776,8 +743,8 @@ int kevent_modify(struct kevent *k, u32 event, u32 req_flags)
 	k->event.ret_data[1] = 0;
 	WRITE_ONCE(k->recheck, false);
 	k->gen++;
-	spin_unlock(&k->ulock);
-	kevent_ready_del(k);
+	__kevent_ready_del(k);
+	spin_unlock(&k->queue->ready_lock);
 	if (!k->on_storage) {
 		list_add_tail(&k->storage_entry, &st->list);
 		k->on_storage = true;
@@ -822,13 +789,18 @@ void kevent_storage_fini(struct kevent_storage *st, int err)
 	spin_lock_irqsave(&st->lock, flags);
 	st->dead = true;
 	list_for_each_entry_safe(k, n, &st->list, storage_entry) {
-		spin_lock(&k->ulock);
+		struct kevent_queue *q = k->queue;
+		bool added;
+
+		spin_lock(&q->ready_lock);
 		k->event.ret_flags |= KEVENT_RET_BROKEN | KEVENT_RET_DONE;
 		if (err)
 			k->event.ret_data[1] = err;
 		WRITE_ONCE(k->recheck, false);
-		__kevent_ready_add(k, false, 0);
-		spin_unlock(&k->ulock);
+		added = __kevent_ready_add(k, false, 0);
+		spin_unlock(&q->ready_lock);
+		if (added)
+			kevent_queue_wake(q);
 		kevent_storage_detach(st, k);
 	}
 	spin_unlock_irqrestore(&st->lock, flags);

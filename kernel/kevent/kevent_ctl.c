@@ -106,9 +106,9 @@ int kevent_queue_add_ukevent(struct ukevent *uk, struct kevent_queue *q)
 	}
 
 	/* Answered at once: the storage attached it, so detach it again. */
-	spin_lock_irq(&k->ulock);
+	spin_lock_irq(&q->ready_lock);
 	*uk = k->event;
-	spin_unlock_irq(&k->ulock);
+	spin_unlock_irq(&q->ready_lock);
 	kevent_remove(k, true);
 	uk->ret_flags |= KEVENT_RET_DONE;
 	if (!(uk->ret_flags & KEVENT_RET_BROKEN))

@@ -11,11 +11,12 @@
  * Delivery works in batches (struct kevent_batch) of at most
  * KEVENT_DELIVER_BATCH kevents, within one collection pass (struct
  * kevent_pass): each ready kevent at most once per call.  Under ctl_mutex
- * it takes the kevents off the ready list (the whole batch under one
- * acquisition of the ready lock), lets each one's storage bring it up to
- * date (->deliver: a timer's missed periods, a file's re-check; a kevent
- * found not ready is dropped there), and snapshots its ukevent under its
- * ulock (clearing the results of ET kevents and the result data of all).
+ * it takes the kevents off the ready list and snapshots their ukevents
+ * (clearing the results of ET kevents and the result data of all), the
+ * whole batch under one acquisition of the ready lock; a kevent whose
+ * storage has work in ->deliver (a timer's missed periods, a file's
+ * re-check; a kevent found not ready is dropped there) is snapshotted
+ * after it, under a second one.
  * Then it copies the snapshots in one copy_to_user(), still under
  * ctl_mutex but with page faults disabled, so that no fault sleeps under
  * it; ctl_mutex keeps the kevents alive.  Only a copy that needs a fault
@@ -61,8 +62,8 @@ int kevent_collect_lock(struct mutex *lock)
 }
 
 /*
- * Snapshot @k into slot @i of @b for the copy, under its ulock (interrupts
- * are off): clear the results of an ET kevent and the result data of all.
+ * Snapshot @k into slot @i of @b for the copy, under its queue's ready
+ * lock: clear the results of an ET kevent and the result data of all.
  * Returns false when there is nothing to report: a notification queued it
  * again after a delivery that took its results (between the take and the
  * snapshot of that delivery).
@@ -72,8 +73,7 @@ static bool kevent_snapshot(struct kevent_batch *b, unsigned int i,
 {
 	bool empty;
 
-	lockdep_assert_irqs_disabled();
-	spin_lock(&k->ulock);
+	lockdep_assert_held(&k->queue->ready_lock);
 	empty = !(k->event.ret_flags & (KEVENT_RET_DONE | KEVENT_RET_BROKEN));
 	if (!empty) {
 		b->uk[i] = k->event;
@@ -92,7 +92,6 @@ static bool kevent_snapshot(struct kevent_batch *b, unsigned int i,
 		if (READ_ONCE(k->on_ready) && !kevent_deliver_needed(k))
 			kevent_ready_forget(k);
 	}
-	spin_unlock(&k->ulock);
 	return !empty;
 }
 
@@ -109,9 +108,9 @@ static bool kevent_snapshot(struct kevent_batch *b, unsigned int i,
  * behind them, for the next batch.
  *
  * A pass takes kevents off the ready list and snapshots them under one
- * irq-off section.  Only a kevent whose storage has work in ->deliver (a
- * timer, a file's re-check), which may sleep, waits for the end of that
- * section; it is snapshotted after its ->deliver, in a second section.
+ * acquisition of the ready lock.  Only a kevent whose storage has work in
+ * ->deliver (a timer, a file's re-check), which may sleep, waits for the
+ * end of it; it is snapshotted after its ->deliver, under a second one.
  * A notification may add results between a kevent's ->deliver and its
  * snapshot, as at any time before it: the snapshot takes what is there.
  * The kevents keep the ready list's order.
@@ -137,7 +136,7 @@ unsigned int kevent_batch_take(struct kevent_queue *q,
 		/* The kevents of this pass land in b->k[base...]. */
 		base = b->n;
 		late = 0;
-		local_irq_disable();
+		spin_lock_irq(&q->ready_lock);
 		got = kevent_ready_take(q, b->k + base,
 					min(max - base, tries), pass);
 		for (i = 0; i < got; i++) {
@@ -147,7 +146,7 @@ unsigned int kevent_batch_take(struct kevent_queue *q,
 			else if (!kevent_snapshot(b, base + i, k))
 				b->k[base + i] = NULL;
 		}
-		local_irq_enable();
+		spin_unlock_irq(&q->ready_lock);
 		if (!got)
 			break;
 		tries -= got;
@@ -157,11 +156,11 @@ unsigned int kevent_batch_take(struct kevent_queue *q,
 					b->k[base + i] = NULL;
 					__clear_bit(i, &late);
 				}
-			local_irq_disable();
+			spin_lock_irq(&q->ready_lock);
 			for_each_set_bit(i, &late, got)
 				if (!kevent_snapshot(b, base + i, b->k[base + i]))
 					b->k[base + i] = NULL;
-			local_irq_enable();
+			spin_unlock_irq(&q->ready_lock);
 		}
 		/* Kept ones move down to b->n, which never passes base + i. */
 		for (i = 0; i < got; i++) {

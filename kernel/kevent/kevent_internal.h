@@ -117,6 +117,25 @@ static inline unsigned int kevent_queue_ready_num(struct kevent_queue *q)
 }
 
 /*
+ * Wake @q's waiters, after a kevent was added to its ready list and the
+ * ready lock dropped.
+ *
+ * Only when someone waits: wake_up() takes the wait-queue lock even for
+ * an empty queue, and a collector that does not sleep (a busy queue)
+ * finds the kevent anyway.  The barrier of wq_has_sleeper() pairs with
+ * the one after adding the waiter and before it reads ready_num:
+ * prepare_to_wait_event()'s in kevent_wait_ready(), the smp_mb() after
+ * poll_wait() in kevent_queue_poll() (poll, select, epoll, a POLL kevent
+ * watching this queue).  Either the waiter sees this kevent or we see
+ * the waiter.
+ */
+static __always_inline void kevent_queue_wake(struct kevent_queue *q)
+{
+	if (wq_has_sleeper(&q->wait))
+		wake_up(&q->wait);
+}
+
+/*
  * The queue's files call only down: kevent_syscalls.c (the syscalls and
  * the file) calls kevent_ctl.c, kevent_ring.c and kevent_deliver.c; the
  * ring calls delivery; those three call kevent_queue.c; everything calls

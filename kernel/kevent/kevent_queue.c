@@ -27,7 +27,7 @@
  * Locking
  * -------
  * The lock order is written once, at the top of kevent.c:
- * ring_lock -> ctl_mutex -> st->lock -> k->ulock -> ready_lock -> wait.lock.
+ * ring_lock -> ctl_mutex -> st->lock -> ready_lock, then wait.lock.
  * Here: the tree and kevent_num are changed only under ctl_mutex;
  * q->orphans is a leaf (orphan_lock).  A kevent lives while it is in the
  * tree, or while a delivery holds a reference (refcnt).
@@ -188,13 +188,13 @@ void kevent_queue_destroy(struct kevent_queue *q)
 static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk,
 				 unsigned int gen, u64 pass)
 {
+	struct kevent_queue *q = k->queue;
 	struct ukevent *e = &k->event;
+	bool added = false;
 	unsigned long flags;
-	bool same;
 
-	spin_lock_irqsave(&k->ulock, flags);
-	same = k->gen == gen;
-	if (same) {
+	spin_lock_irqsave(&q->ready_lock, flags);
+	if (k->gen == gen) {
 		e->ret_flags |= uk->ret_flags;
 		if (k->callbacks.counts)
 			e->ret_data[0] = min_t(u64, (u64)e->ret_data[0] +
@@ -203,10 +203,11 @@ static void kevent_undo_delivery(struct kevent *k, const struct ukevent *uk,
 			e->ret_data[0] |= uk->ret_data[0];
 		if (!e->ret_data[1])
 			e->ret_data[1] = uk->ret_data[1];
+		added = kevent_ready_return(k, pass);
 	}
-	spin_unlock_irqrestore(&k->ulock, flags);
-	if (same)
-		kevent_ready_return(k, pass);
+	spin_unlock_irqrestore(&q->ready_lock, flags);
+	if (added)
+		kevent_queue_wake(q);
 }
 
 /*

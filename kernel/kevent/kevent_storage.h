@@ -68,7 +68,7 @@ struct kevent_queue;
 struct file;
 
 /*
- * ->callback: called under the storage lock and the kevent's ulock, in
+ * ->callback: called under the storage lock and the queue's ready lock, in
  *             atomic context; must not sleep.  Returns KEVENT_READY,
  *             KEVENT_NOT_READY, KEVENT_RECHECK (it cannot tell in atomic
  *             context: the core queues the kevent and ->deliver looks
@@ -116,8 +116,8 @@ struct kevent_callbacks {
 
 /**
  * struct kevent - one event of interest in one queue
- * @event: the request and its results, protected by @ulock.
- * @ulock: protects @event; nests inside the storage lock.
+ * @event: the request and its results, protected by the queue's
+ *         ready_lock, which nests inside the storage lock.
  * @refcnt: one for the queue's tree, one per delivery in progress that
  *          dropped the queue's ctl_mutex or removes the kevent.
  * @kevent_node: entry in the queue's tree, keyed by (type, id).
@@ -128,13 +128,13 @@ struct kevent_callbacks {
  * @dead: removed from the queue, never to be readied again; ready_lock.
  * @in_tree: in the queue's tree; protected by the queue's ctl_mutex.
  * @recheck: queued by a notification that could not tell readiness
- *           (KEVENT_RECHECK); ->deliver looks again.  Protected by @ulock.
+ *           (KEVENT_RECHECK); ->deliver looks again.  ready_lock.
  * @pass: the queue's pass number when the kevent was last put on the
  *        ready list, or, when a faulted delivery gave it back, the pass
  *        that took it; ready_lock.  A collection takes only the kevents
  *        queued before it began (one call, one pass).
  * @gen: bumped by MODIFY, so a delivery in flight knows its snapshot is
- *       stale; protected by @ulock (and changed under ctl_mutex).
+ *       stale; ready_lock (and changed under ctl_mutex).
  * @queue: the queue.
  * @st: the storage, set by kevent_storage_enqueue(); valid until
  *      ->dequeue returns, even after kevent_storage_fini().
@@ -143,8 +143,7 @@ struct kevent_callbacks {
  *
  * Laid out for the notification, which touches two cache lines of a
  * kevent, as epoll's touches two of its own (an eppoll_entry and an
- * epitem): the first holds @event and what guards it (@ulock, the state
- * bits), the second what the storage walk and the ready list use
+ * epitem): the first holds @event and the state bits, the second what the storage walk and the ready list use
  * (@storage_entry, @ready_entry, @pass, @queue, @priv and, first in
  * @callbacks, ->callback).  The tree node and the rest of the callbacks,
  * and @st, for system calls, are in the third.  The objects are aligned
@@ -157,7 +156,6 @@ struct kevent_callbacks {
  */
 struct kevent {
 	struct ukevent		event;
-	spinlock_t		ulock;
 	bool			on_storage;
 	bool			on_ready;
 	bool			dead;

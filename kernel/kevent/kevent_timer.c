@@ -169,7 +169,7 @@ static int kevent_timer_deliver(struct kevent *k)
 	spin_lock_irqsave(&t->st.lock, flags);
 	n = t->expired;
 	t->expired = 0;
-	spin_lock(&k->ulock);
+	spin_lock(&k->queue->ready_lock);
 	if (n && !(k->event.req_flags & KEVENT_REQ_ONESHOT) &&
 	    !hrtimer_is_queued(&t->timer)) {
 		/* The first of the forwarded periods is the one counted. */
@@ -178,7 +178,7 @@ static int kevent_timer_deliver(struct kevent *k)
 	}
 	n += k->event.ret_data[0];
 	k->event.ret_data[0] = min_t(u64, n, U32_MAX);
-	spin_unlock(&k->ulock);
+	spin_unlock(&k->queue->ready_lock);
 	spin_unlock_irqrestore(&t->st.lock, flags);
 	/*
 	 * Nothing to report: an expiration that came while an earlier
