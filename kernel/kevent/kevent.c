@@ -495,10 +495,10 @@ void kevent_ready_kill(struct kevent *k)
 
 /*
  * Judge @ret, what ->callback said about @k, under st->lock and its
- * queue's ready lock:
- * set the return flags, and say whether @k is to be queued and whether it
- * leaves the storage (ONESHOT once ready, broken).  A re-check keeps @k
- * attached: whether it was ready is decided at delivery.
+ * queue's ready lock: set the return flags, and say whether @k is to be
+ * queued and whether it leaves the storage (ONESHOT once ready, broken).
+ * A re-check keeps @k attached: whether it was ready is decided at
+ * delivery.
  */
 static __always_inline bool kevent_judge(struct kevent *k, int ret,
 					 bool *leave)
@@ -680,7 +680,7 @@ int kevent_storage_check(struct kevent_storage *st, struct kevent *k,
 			 u32 event, unsigned long data)
 {
 	spinlock_t *lock = &k->queue->ready_lock;
-	bool ready = false, leave;
+	bool ready = false, leave = false;
 	unsigned long flags;
 	int ret = 0;
 

@@ -37,7 +37,9 @@
  * @kevent_num: number of kevents in @kevent_root; ctl_mutex.
  * @ready_list: kevents ready for delivery, in order; ready_lock.
  * @ready_num: length of @ready_list; ready_lock (read locklessly by waiters).
- * @ready_lock: protects the ready list and each kevent's on_ready/dead.
+ * @ready_lock: protects the ready list, and in each kevent of the queue
+ *              on_ready, dead, pass, recheck, gen and the ukevent's
+ *              results (see the lock order in kevent.c).
  * @pass: the number of the last collection pass begun; ready_lock.
  * @orphans: batches whose collector was killed before it could finish
  *           them (kevent_batch_finish()); finished by the next holder of
@@ -125,9 +127,8 @@ static inline unsigned int kevent_queue_ready_num(struct kevent_queue *q)
  * finds the kevent anyway.  The barrier of wq_has_sleeper() pairs with
  * the one after adding the waiter and before it reads ready_num:
  * prepare_to_wait_event()'s in kevent_wait_ready(), the smp_mb() after
- * poll_wait() in kevent_queue_poll() (poll, select, epoll, a POLL kevent
- * watching this queue).  Either the waiter sees this kevent or we see
- * the waiter.
+ * poll_wait() in kevent_queue_poll() (poll, select, epoll).  Either the
+ * waiter sees this kevent or we see the waiter.
  */
 static __always_inline void kevent_queue_wake(struct kevent_queue *q)
 {

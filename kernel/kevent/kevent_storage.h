@@ -69,7 +69,8 @@ struct file;
 
 /*
  * ->callback: called under the storage lock and the queue's ready lock, in
- *             atomic context; must not sleep.  Returns KEVENT_READY,
+ *             atomic context; must not sleep, and is brief: the ready
+ *             lock is the whole queue's.  Returns KEVENT_READY,
  *             KEVENT_NOT_READY, KEVENT_RECHECK (it cannot tell in atomic
  *             context: the core queues the kevent and ->deliver looks
  *             again in the collecting task) or -errno when broken
@@ -117,7 +118,9 @@ struct kevent_callbacks {
 /**
  * struct kevent - one event of interest in one queue
  * @event: the request and its results, protected by the queue's
- *         ready_lock, which nests inside the storage lock.
+ *         ready_lock, which nests inside the storage lock.  The request
+ *         (@event.event, @event.req_flags) is changed under both locks,
+ *         so a notification reads it under the storage lock alone.
  * @refcnt: one for the queue's tree, one per delivery in progress that
  *          dropped the queue's ctl_mutex or removes the kevent.
  * @kevent_node: entry in the queue's tree, keyed by (type, id).
@@ -143,8 +146,8 @@ struct kevent_callbacks {
  *
  * Laid out for the notification, which touches two cache lines of a
  * kevent, as epoll's touches two of its own (an eppoll_entry and an
- * epitem): the first holds @event and the state bits, the second what the storage walk and the ready list use
- * (@storage_entry, @ready_entry, @pass, @queue, @priv and, first in
+ * epitem): the first holds @event and the state bits, the second what
+ * the storage walk and the ready list use (@storage_entry, @ready_entry, @pass, @queue, @priv and, first in
  * @callbacks, ->callback).  The tree node and the rest of the callbacks,
  * and @st, for system calls, are in the third.  The objects are aligned
  * to 64 bytes (the lines of the machines this is tuned for; on wider

@@ -48,7 +48,7 @@ static __poll_t kevent_queue_poll(struct file *file, struct poll_table_struct *w
 	if (!poll_does_not_wait(wait)) {
 		poll_wait(file, &q->wait, wait);
 		/*
-		 * Pairs with wq_has_sleeper() in kevent_ready_add(): the entry
+		 * Pairs with wq_has_sleeper() in kevent_queue_wake(): the entry
 		 * is in the queue before ready_num is read, so either this
 		 * reads the new count or the notifier sees the entry and wakes
 		 * it (as sock_poll_wait() does for sockets).

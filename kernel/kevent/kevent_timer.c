@@ -129,7 +129,8 @@ static enum hrtimer_restart kevent_timer_func(struct hrtimer *timer)
 }
 
 /*
- * Under the storage lock: ready while an expiration waits.  MODIFY's
+ * Under the storage lock and the queue's ready lock: ready while an
+ * expiration waits.  MODIFY's
  * re-check (no notification in progress) also arms a timer that is
  * stopped with nothing pending: a ONESHOT that fired and was delivered
  * while MODIFY made it periodic.
@@ -169,13 +170,15 @@ static int kevent_timer_deliver(struct kevent *k)
 	spin_lock_irqsave(&t->st.lock, flags);
 	n = t->expired;
 	t->expired = 0;
-	spin_lock(&k->queue->ready_lock);
+	/* req_flags is written under the storage lock too: read under it. */
 	if (n && !(k->event.req_flags & KEVENT_REQ_ONESHOT) &&
 	    !hrtimer_is_queued(&t->timer)) {
 		/* The first of the forwarded periods is the one counted. */
 		n += max_t(u64, kevent_timer_forward(t), 1) - 1;
 		kevent_timer_arm(t);
 	}
+	/* The count is a result: under the queue's lock. */
+	spin_lock(&k->queue->ready_lock);
 	n += k->event.ret_data[0];
 	k->event.ret_data[0] = min_t(u64, n, U32_MAX);
 	spin_unlock(&k->queue->ready_lock);
