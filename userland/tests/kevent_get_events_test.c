@@ -98,6 +98,26 @@ TEST_F(queue, max_nr_caps_the_copy)
 	EXPECT_EQ(1, kevent_get_events(self->fd, 1, 3, 0, ev, 0));
 }
 
+/*
+ * A call writes the events it returns and nothing past them, even where
+ * its batch (KEVENT_DELIVER_BATCH, 16 slots, not zeroed) had room.
+ */
+TEST_F(queue, copies_only_the_events_it_returns)
+{
+	struct ukevent ev[16];
+	unsigned char *p = (unsigned char *)&ev[1];
+	size_t i;
+
+	ASSERT_EQ(0, add_timer(self->fd, MS, KEVENT_REQ_ONESHOT));
+	sleep_ns(3 * MS);
+	wait_ready(self->fd, 1);
+	memset(ev, 0xaa, sizeof(ev));
+	ASSERT_EQ(1, kevent_get_events(self->fd, 1, 16, 0, ev, 0));
+	EXPECT_EQ(MS, ev[0].id.raw[1]);
+	for (i = 0; i < sizeof(ev) - sizeof(ev[0]); i++)
+		ASSERT_EQ(0xaa, p[i]) TH_LOG("byte %zu past the event", i);
+}
+
 /* At the timeout, what is ready comes back even if fewer than min_nr. */
 TEST_F(queue, timeout_returns_partial_result)
 {

@@ -106,6 +106,21 @@ TEST_F(ring, num_is_an_upper_bound)
 	EXPECT_EQ(5U, self->ring->ring_kidx);
 }
 
+/* A wait writes the slots it returns and nothing past them. */
+TEST_F(ring, wait_writes_only_the_slots_it_returns)
+{
+	unsigned char *p = (unsigned char *)&self->ring->event[1];
+	size_t i, len = (R - 1) * sizeof(self->ring->event[0]);
+
+	memset(self->ring->event, 0xaa, R * sizeof(self->ring->event[0]));
+	fire(self->fd, 1, 0);
+	ASSERT_EQ(1, kevent_wait(self->fd, R - 1, 0));
+	EXPECT_EQ(1U, self->ring->ring_kidx);
+	expect_slots(_metadata, self->ring, 0, 1, 0);
+	for (i = 0; i < len; i++)
+		ASSERT_EQ(0xaa, p[i]) TH_LOG("byte %zu past the slot", i);
+}
+
 TEST_F(ring, num_size_minus_one_allowed_size_refused)
 {
 	EXPECT_EQ(0, kevent_wait(self->fd, R - 1, 0));
