@@ -296,7 +296,8 @@ static long kevent_deliver_to_buf(struct kevent_queue *q,
 				  struct ukevent __user *buf, unsigned int max,
 				  u64 *pass, bool *more)
 {
-	struct kevent_batch b;
+	/* Written before it is read: see struct kevent_batch. */
+	struct kevent_batch b __uninitialized;
 	unsigned long left = 0;
 	unsigned int copied;
 	unsigned int n;

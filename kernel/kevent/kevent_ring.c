@@ -131,8 +131,9 @@ static unsigned int kevent_ring_copy(struct kevent_queue *q,
  */
 static long kevent_ring_fill(struct kevent_queue *q, unsigned int num)
 {
+	/* Written before it is read: see struct kevent_batch. */
+	struct kevent_batch b __uninitialized;
 	unsigned int done = 0;
-	struct kevent_batch b;
 	struct kevent_pass p;
 
 	lockdep_assert_held(&q->ring_lock);
