@@ -176,7 +176,7 @@ long kevent_queue_wait(struct kevent_queue *q, unsigned int num, u64 timeout,
  * next holder of ctl_mutex.
  *
  * A collector keeps its batch on its stack, not zeroed
- * (__uninitialized: with CONFIG_INIT_STACK_ALL_ZERO, zeroing its 900
+ * (__uninitialized: with CONFIG_INIT_STACK_ALL_ZERO, zeroing its 872
  * bytes was most of a collection's fixed cost): kevent_batch_take()
  * sets @n, @pass and @more and fills the first @n slots, the only ones
  * read or copied to user space; @copied is set before the batch is
