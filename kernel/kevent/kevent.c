@@ -348,8 +348,9 @@ void kevent_storage_dequeue(struct kevent_storage *st, struct kevent *k)
 }
 
 /*
- * The ready list.  The functions below are the only code that changes a
- * kevent's membership (k->on_ready, k->dead, q->ready_num).
+ * The ready list.  __kevent_ready_add(), __kevent_ready_del() and
+ * kevent_ready_kill(), under q->ready_lock, are the only code that
+ * changes a kevent's membership (k->on_ready, k->dead, q->ready_num).
  */
 
 /*

@@ -147,9 +147,10 @@ struct kevent_callbacks {
  * Laid out for the notification, which touches two cache lines of a
  * kevent, as epoll's touches two of its own (an eppoll_entry and an
  * epitem): the first holds @event and the state bits, the second what
- * the storage walk and the ready list use (@storage_entry, @ready_entry, @pass, @queue, @priv and, first in
- * @callbacks, ->callback).  The tree node and the rest of the callbacks,
- * and @st, for system calls, are in the third.  The objects are aligned
+ * the storage walk and the ready list use (@storage_entry, @ready_entry,
+ * @pass, @queue, @priv and, first in @callbacks, ->callback).  The tree
+ * node and the rest of the callbacks, and @st, for system calls, are in
+ * the third.  The objects are aligned
  * to 64 bytes (the lines of the machines this is tuned for; on wider
  * lines two of them share one), 192 bytes without lock debugging
  * (asserted in kevent.c).  @pass comes before @queue so that a freed

@@ -130,10 +130,9 @@ static enum hrtimer_restart kevent_timer_func(struct hrtimer *timer)
 
 /*
  * Under the storage lock and the queue's ready lock: ready while an
- * expiration waits.  MODIFY's
- * re-check (no notification in progress) also arms a timer that is
- * stopped with nothing pending: a ONESHOT that fired and was delivered
- * while MODIFY made it periodic.
+ * expiration waits.  MODIFY's re-check (no notification in progress) also
+ * arms a timer that is stopped with nothing pending: a ONESHOT that fired
+ * and was delivered while MODIFY made it periodic.
  */
 static int kevent_timer_callback(struct kevent *k)
 {
