@@ -9,7 +9,8 @@
  * CONFIG_KEVENT_BENCH).
  *
  * pipes: N pipes watched by one reader, K of them made readable per
- * round by kernel_write() of one byte on the write end, then collected
+ * round by kernel_write() of one byte on the write end (K distinct pipes,
+ * in a new random order in each repetition), then collected
  * through the real entry points into user memory (kunit_vm_mmap()):
  * kevent_sys_get_events(), kevent_sys_wait() into a ring, sys_epoll_wait().
  * kevent watches with POLL kevents, ET; epoll with EPOLLIN|EPOLLET (the
@@ -106,6 +107,7 @@ struct bench_pipes {
 	int		*rfd;		/* read ends, fds of the KUnit thread */
 	struct file	**rfile;	/* read ends (a reference of ours) */
 	struct file	**wfile;	/* write ends, no fd */
+	unsigned int	*order;		/* the order they are made ready in */
 };
 
 struct bench {
@@ -204,6 +206,7 @@ static void bench_pipes_free(void *ctx)
 	kvfree(p->rfd);
 	kvfree(p->rfile);
 	kvfree(p->wfile);
+	kvfree(p->order);
 	p->n = 0;
 }
 
@@ -215,9 +218,10 @@ static void bench_pipes_alloc(struct kunit *test, struct bench_pipes *p,
 	p->rfd = kvcalloc(n, sizeof(*p->rfd), GFP_KERNEL);
 	p->rfile = kvcalloc(n, sizeof(*p->rfile), GFP_KERNEL);
 	p->wfile = kvcalloc(n, sizeof(*p->wfile), GFP_KERNEL);
+	p->order = kvcalloc(n, sizeof(*p->order), GFP_KERNEL);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
 			bench_pipes_free, p));
-	KUNIT_ASSERT_TRUE(test, p->rfd && p->rfile && p->wfile);
+	KUNIT_ASSERT_TRUE(test, p->rfd && p->rfile && p->wfile && p->order);
 }
 
 /* @n more pipes in @p (allocated by bench_pipes_alloc()). */
@@ -328,26 +332,61 @@ static long bench_collect(struct bench *b, unsigned int k)
 	return got;
 }
 
-/* One repetition: @rounds rounds of K writes and one collection. */
+/*
+ * A new random order of @n things (readers, pipes) in @order
+ * (Fisher-Yates, from a seeded generator, so a run can be repeated).
+ * For the readers, not a rotation: with one, each reader would always
+ * follow the same other reader, and find the cache lines next to its
+ * objects, which are that reader's (they are allocated interleaved),
+ * warm or cold by that reader's doing; at N = 10000 that was worth 30 to
+ * 50 ns per event between kevent's two readers.
+ */
+static void bench_shuffle(struct rnd_state *rnd, unsigned int *order,
+			  unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		j = prandom_u32_state(rnd) % (i + 1);
+		swap(order[i], order[j]);
+	}
+}
+
+/*
+ * One repetition: @rounds rounds of K writes and one collection.  The
+ * pipes are made ready in a new random order (@rnd) in each repetition,
+ * K distinct ones per round.  In the order they were made, a round's
+ * pipes and watches are the memory neighbours of the previous round's,
+ * which that round's collection and draining had just touched, and what
+ * came into the cache with them depended on the reader's own objects and
+ * collection: at K = 1 and N >= 1000, kevent's two readers, which run the
+ * same notification code, differed by 3 to 33 ns per notification (2 at
+ * most in a random order).  In a random order, every notification finds
+ * its objects as cold as N makes them, as a server's would.
+ */
 static void bench_pipes_rep(struct bench *b, struct bench_pipes *p,
 			    unsigned int k, unsigned int rounds,
-			    unsigned int *next, u64 *notify, u64 *collect)
+			    struct rnd_state *rnd, u64 *notify, u64 *collect)
 {
 	struct kunit *test = b->test;
-	unsigned int r, j, first;
+	unsigned int r, j, first, next = 0;
 	char c = 'x';
 	loff_t pos;
 	u64 t0, t1, t2;
 	long got;
 
+	bench_shuffle(rnd, p->order, p->n);
 	*notify = 0;
 	*collect = 0;
 	for (r = 0; r < rounds; r++) {
-		first = *next;
+		first = next;
 		t0 = ktime_get_ns();
 		for (j = 0; j < k; j++) {
 			pos = 0;
-			kernel_write(p->wfile[(first + j) % p->n], &c, 1, &pos);
+			kernel_write(p->wfile[p->order[(first + j) % p->n]],
+				     &c, 1, &pos);
 		}
 		t1 = ktime_get_ns();
 		got = bench_collect(b, k);
@@ -359,9 +398,10 @@ static void bench_pipes_rep(struct bench *b, struct bench_pipes *p,
 		/* Not timed: empty the pipes for the next round. */
 		for (j = 0; j < k; j++) {
 			pos = 0;
-			kernel_read(p->rfile[(first + j) % p->n], &c, 1, &pos);
+			kernel_read(p->rfile[p->order[(first + j) % p->n]],
+				    &c, 1, &pos);
 		}
-		*next = (first + k) % p->n;
+		next = (first + k) % p->n;
 		cond_resched();
 	}
 }
@@ -585,28 +625,6 @@ static void bench_calibrate(struct bench *b)
 }
 
 /*
- * A new random order of the @n readers in @order (Fisher-Yates, from a
- * seeded generator, so a run can be repeated).  Not a rotation: with one,
- * each reader would always follow the same other reader, and find the
- * cache lines next to its objects, which are that reader's (they are
- * allocated interleaved), warm or cold by that reader's doing; at
- * N = 10000 that was worth 30 to 50 ns per event between kevent's two
- * readers.
- */
-static void bench_shuffle(struct rnd_state *rnd, unsigned int *order,
-			  unsigned int n)
-{
-	unsigned int i, j;
-
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	for (i = n - 1; i > 0; i--) {
-		j = prandom_u32_state(rnd) % (i + 1);
-		swap(order[i], order[j]);
-	}
-}
-
-/*
  * K ready per round, every reader, repetitions @from to @to - 1 into @f
  * (one per reader): the repetitions interleave the readers (one
  * repetition of each, in a new random order each time), so a
@@ -618,17 +636,17 @@ static void bench_pipes_k(struct bench *bs, struct bench_pipes *ps,
 			  struct bench_fig *f, unsigned int from, unsigned int to)
 {
 	unsigned int rounds = max_t(unsigned int, (k == 1 ? 4 : 1) * BENCH_EVENTS / k, 16);
-	unsigned int i, r, s, next[R_NR] = {}, order[R_NR];
+	unsigned int i, r, s, order[R_NR];
 	u64 nt, co, events = (u64)rounds * k;
 
 	for (r = 0; r < R_NR; r++)	/* warm-up */
-		bench_pipes_rep(&bs[r], &ps[r], k, rounds / 4 + 1, &next[r],
+		bench_pipes_rep(&bs[r], &ps[r], k, rounds / 4 + 1, rnd,
 				&nt, &co);
 	for (i = from; i < to; i++) {
 		bench_shuffle(rnd, order, R_NR);
 		for (s = 0; s < R_NR; s++) {
 			r = order[s];
-			bench_pipes_rep(&bs[r], &ps[r], k, rounds, &next[r],
+			bench_pipes_rep(&bs[r], &ps[r], k, rounds, rnd,
 					&nt, &co);
 			f[r].notify[i] = div64_u64(nt * 10, events);
 			f[r].collect[i] = div64_u64(co * 10, events);
