@@ -583,9 +583,15 @@ kevent_storage_pass(struct kevent_storage *st, kevent_callback_t ready_callback,
 	}
 }
 
-static void __kevent_storage_ready(struct kevent_storage *st,
-				   kevent_callback_t ready_callback, u32 event,
-				   unsigned long data, bool all)
+/*
+ * Inline in each entry point below, which it specialises: the POLL and
+ * SOCKET wake-ups (kevent_storage_ready_data()) make one call into the
+ * core, and test neither a ready callback nor @all.
+ */
+static __always_inline void
+__kevent_storage_ready(struct kevent_storage *st,
+		       kevent_callback_t ready_callback, u32 event,
+		       unsigned long data, bool all)
 {
 	bool irqs_on = !irqs_disabled();
 	unsigned long flags = 0;

@@ -161,9 +161,13 @@ static void kevent_file_notify(struct kevent_file *kf, __poll_t mask)
 					  (__force unsigned long)mask);
 }
 
-/* A wake-up of @wait, an entry of @kf on the wait queue *@whead. */
-static int kevent_file_woken(struct kevent_file *kf, wait_queue_entry_t *wait,
-			     wait_queue_head_t **whead, void *key)
+/*
+ * A wake-up of @wait, an entry of @kf on the wait queue *@whead.  Inline
+ * in both wake functions: it is the whole of a wake-up's way to the core.
+ */
+static __always_inline int
+kevent_file_woken(struct kevent_file *kf, wait_queue_entry_t *wait,
+		  wait_queue_head_t **whead, void *key)
 {
 	__poll_t mask = key_to_poll(key);
 
