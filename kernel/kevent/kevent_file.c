@@ -145,7 +145,8 @@ static void kevent_file_put(struct kevent_file *kf)
 }
 
 /* Pass @mask to the origin's kevents.  Atomic context. */
-static void kevent_file_notify(struct kevent_file *kf, __poll_t mask)
+static __always_inline void kevent_file_notify(struct kevent_file *kf,
+					       __poll_t mask)
 {
 	const struct kevent_file_ops *ops = kevent_file_ops(kf);
 	u32 event = ops->event ? ops->event(mask) : (__force u32)mask;
