@@ -362,9 +362,10 @@ static void bench_shuffle(struct rnd_state *rnd, unsigned int *order,
  * which that round's collection and draining had just touched, and what
  * came into the cache with them depended on the reader's own objects and
  * collection: at K = 1 and N >= 1000, kevent's two readers, which run the
- * same notification code, differed by 3 to 33 ns per notification (2 at
- * most in a random order).  In a random order, every notification finds
- * its objects as cold as N makes them, as a server's would.
+ * same notification code, differed by 3 to 35 ns per notification, in
+ * the median over the boots (2.5 at most in a random order, nine boots).
+ * In a random order, every notification finds its objects as cold as N
+ * makes them, as a server's would.
  */
 static void bench_pipes_rep(struct bench *b, struct bench_pipes *p,
 			    unsigned int k, unsigned int rounds,
