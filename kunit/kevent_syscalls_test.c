@@ -624,6 +624,144 @@ static void kevent_sys_ring_partial_nofault_pass_publishes_nothing(struct kunit 
 }
 
 /*
+ * A second ring writer comes while the first copies its batch with
+ * ctl_mutex dropped (the entries' page faults; the fault makes the second
+ * kevent ready and starts the second writer): the second waits until the
+ * first has written its entry and ring_kidx, then writes its own after
+ * it.  Neither entry is lost and ring_kidx counts both.
+ */
+struct ks_slow_ring {
+	struct ks		*s;
+	struct kt_ctx		*c;
+	struct mm_struct	*mm;
+	struct completion	done;
+	long			got;
+	bool			slow, ctl_free, waited;
+};
+
+static int ks_ring_writer(void *arg)
+{
+	struct ks_slow_ring *w = arg;
+
+	kthread_use_mm(w->mm);
+	w->got = kevent_sys_wait(w->s->fd, 1, 0);
+	kthread_unuse_mm(w->mm);
+	complete(&w->done);
+	return 0;
+}
+
+/* In the first writer's fault, with its batch taken and ctl_mutex free. */
+static void ks_ring_second_writer(void *arg)
+{
+	struct ks_slow_ring *w = arg;
+	struct task_struct *t;
+
+	w->slow = READ_ONCE(w->s->q->ring_slow);
+	w->ctl_free = !mutex_is_locked(&w->s->q->ctl_mutex);
+	w->c->origin[1].ready = 1;
+	kevent_storage_ready(&w->c->origin[1].st, NULL, EV_A);
+	t = kthread_run(ks_ring_writer, w, "kevent-ring-writer");
+	if (IS_ERR(t)) {
+		w->got = PTR_ERR(t);
+		complete(&w->done);
+		return;
+	}
+	w->waited = !wait_for_completion_timeout(&w->done,
+						 msecs_to_jiffies(100));
+	if (!w->waited)
+		complete(&w->done);	/* for the test's own wait */
+}
+
+static void kevent_sys_ring_writer_waits_for_a_slow_one(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+	unsigned long two = kt_user_mem(test, 2 * PAGE_SIZE);
+	struct kevent_ring __user *ring;
+	struct ks_slow_ring *w;
+	struct ukevent out[2];
+	u32 kidx, i;
+
+	KUNIT_ASSERT_NE(test, two, 0UL);
+	/* Not the test's: a writer that never ends may still use it. */
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->s = s;
+	w->c = c;
+	w->mm = current->mm;
+	init_completion(&w->done);
+	/* The header ends the first page, the entries start the second. */
+	ring = (struct kevent_ring __user *)(two + PAGE_SIZE -
+					     offsetof(struct kevent_ring, event));
+	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(s->fd, ring, 4), 0L);
+	/* After the ring's checks, which fault its pages in. */
+	kt_trap_mem_at(test, two + PAGE_SIZE, ks_ring_second_writer, w, false);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, kt_add(c, i, EV_A, KEVENT_REQ_ONESHOT), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 1, 0), 1L);
+	KUNIT_ASSERT_NE_MSG(test, 0UL,
+			    wait_for_completion_timeout(&w->done,
+							msecs_to_jiffies(5000)),
+			    "the second writer never ended");
+	KUNIT_EXPECT_TRUE(test, w->slow);
+	KUNIT_EXPECT_TRUE(test, w->ctl_free);
+	KUNIT_EXPECT_TRUE_MSG(test, w->waited,
+			      "the second writer wrote during the first's copy");
+	KUNIT_EXPECT_EQ(test, w->got, 1L);
+	KUNIT_ASSERT_EQ(test, get_user(kidx, &ring->ring_kidx), 0);
+	KUNIT_EXPECT_EQ(test, kidx, 2U);
+	KUNIT_EXPECT_EQ(test, s->q->kidx, 2U);
+	KUNIT_EXPECT_FALSE(test, s->q->ring_slow);
+	ks_get(test, out, ring->event, 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, out[i].id.raw[0], i);
+		KUNIT_EXPECT_EQ(test, out[i].ret_flags, (u32)KEVENT_RET_DONE);
+		KUNIT_EXPECT_EQ(test, out[i].user[1], i);
+	}
+	KUNIT_EXPECT_EQ(test, s->q->kevent_num, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(s->q), 0U);
+	kfree(w);
+}
+
+/*
+ * A ring writer waiting for another's copy with ctl_mutex dropped (the
+ * mark that copy sets, set here) ends at a signal, and writes nothing.
+ */
+static void kevent_sys_ring_wait_for_slow_writer_ends_at_signal(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+	struct kevent_ring __user *ring = (struct kevent_ring __user *)s->mem;
+	long wait;
+	ktime_t t0;
+	u32 kidx;
+
+	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(s->fd, ring, 4), 0L);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	WRITE_ONCE(s->q->ring_slow, true);
+	allow_signal(SIGUSR1);
+	send_sig(SIGUSR1, current, 0);
+	t0 = ktime_get();
+	wait = kevent_sys_wait(s->fd, 1, NSEC_PER_SEC);
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+	WRITE_ONCE(s->q->ring_slow, false);
+	KUNIT_EXPECT_EQ(test, wait, (long)-EINTR);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 100LL);
+	KUNIT_ASSERT_EQ(test, get_user(kidx, &ring->ring_kidx), 0);
+	KUNIT_EXPECT_EQ(test, kidx, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(s->q), 1U);
+	/* The mark gone, the same call writes the kevent. */
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 1, 0), 1L);
+	KUNIT_ASSERT_EQ(test, get_user(kidx, &ring->ring_kidx), 0);
+	KUNIT_EXPECT_EQ(test, kidx, 1U);
+}
+
+/*
  * A kevent that every delivery finds not ready and that is ready again at
  * once (a POLL kevent that MODIFY re-checks again and again): a call with
  * a finite timeout still ends at its deadline (kevent_wait_ready() says
@@ -732,6 +870,8 @@ static struct kunit_case kevent_syscalls_cases[] = {
 	KUNIT_CASE(kevent_sys_ring_kidx_fault_keeps_events),
 	KUNIT_CASE(kevent_sys_ring_fault_mid_run_keeps_the_rest),
 	KUNIT_CASE(kevent_sys_ring_partial_nofault_pass_publishes_nothing),
+	KUNIT_CASE(kevent_sys_ring_writer_waits_for_a_slow_one),
+	KUNIT_CASE(kevent_sys_ring_wait_for_slow_writer_ends_at_signal),
 	KUNIT_CASE(kevent_sys_get_events_timeout_ends_while_never_delivered),
 	KUNIT_CASE(kevent_sys_wait_timeout_ends_while_never_delivered),
 	{}
