@@ -81,7 +81,8 @@ long kevent_queue_ring_init(struct kevent_queue *q,
 	} else {
 		q->ring_size = num;
 		q->kidx = 0;
-		WRITE_ONCE(q->pring, ring);
+		/* Pairs with the acquire in kevent_queue_wait(). */
+		smp_store_release(&q->pring, ring);
 		kevent_queue_unlock(q);
 	}
 	mutex_unlock(&q->ring_lock);
@@ -165,8 +166,7 @@ static void kevent_ring_slow_end(struct kevent_queue *q, unsigned int kidx)
  * kevent_deliver_to_buf(), a batch is written with ctl_mutex still held
  * and page faults disabled, and again with ctl_mutex dropped (and
  * ring_slow set) only when that faulted.  Returns the number written, 0
- * when none was ready, -EINVAL without a ring or with @num not below its
- * size, -EFAULT when the first write faulted, -EINTR.
+ * when none was ready, -EFAULT when the first write faulted, -EINTR.
  */
 static long kevent_ring_fill(struct kevent_queue *q, unsigned int num)
 {
@@ -183,13 +183,12 @@ static long kevent_ring_fill(struct kevent_queue *q, unsigned int num)
 			return done ? (long)done : -EINTR;
 		if (kevent_ring_is_slow(q)) {
 			kevent_queue_unlock(q);
+			/* What this call wrote is not held up by another. */
+			if (done)
+				break;
 			if (kevent_ring_wait_slow(q))
-				return done ? (long)done : -EINTR;
+				return -EINTR;
 			continue;
-		}
-		if (!q->pring || num >= q->ring_size) {
-			kevent_queue_unlock(q);
-			return -EINVAL;
 		}
 		kevent_orphans_finish(q);
 		kidx = q->kidx;
@@ -202,7 +201,6 @@ static long kevent_ring_fill(struct kevent_queue *q, unsigned int num)
 				kevent_batch_done(q, &b);
 				q->kidx = kidx;
 			} else {
-				/* Nothing published: kidx is still q->kidx. */
 				kevent_batch_hold(&b);
 				WRITE_ONCE(q->ring_slow, true);
 			}
@@ -215,6 +213,8 @@ static long kevent_ring_fill(struct kevent_queue *q, unsigned int num)
 		if (!n && !b.more)
 			break;
 		if (i < n) {
+			/* This writer alone moves it now. */
+			kidx = q->kidx;
 			i = kevent_ring_copy(q, &b, &kidx, false);
 			kevent_batch_finish(q, &b, i);
 			kevent_ring_slow_end(q, kidx);
@@ -254,13 +254,17 @@ long kevent_queue_wait(struct kevent_queue *q, unsigned int num, u64 timeout,
 	long ret;
 	int err;
 
-	if (!num)
+	/*
+	 * pring and ring_size are set once; a ring set up after this look
+	 * is as if set up after the call.  Pairs with the release in
+	 * kevent_queue_ring_init().
+	 */
+	if (!num || !smp_load_acquire(&q->pring) || num >= q->ring_size)
 		return -EINVAL;
 	for (;;) {
 		/*
 		 * The first round fills without waiting: with kevents ready
-		 * that is what a wait would do, and the ring's checks take
-		 * the same lock as the fill.
+		 * that is what a wait would do.
 		 */
 		err = wait && !first ? kevent_wait_ready(q, 1, timeout, &deadline) : 0;
 		if (err == -EINTR)
