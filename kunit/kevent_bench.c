@@ -793,10 +793,18 @@ static void bench_pipes(struct kunit *test)
  * task; ns_per_event: the wake-up latency, from the write's start to the
  * collection's return in the woken task (the write, the wake-up, the
  * switch to that task and the collection of one event); collect_ns their
- * difference.  BENCH_SLEEP_ROUNDS rounds per repetition, the readers'
- * repetitions interleaved in a random order as in shape pipes.  The unwatched
- * reader has no collector and is not measured here (its write is the
- * pipes shape's).
+ * difference.  BENCH_SLEEP_ROUNDS rounds per repetition, each on a pipe
+ * of a new random order (as in shape pipes), the readers' repetitions
+ * interleaved in a random order.  The unwatched reader has no collector
+ * and is not measured here (its write is the pipes shape's).
+ *
+ * The KUnit thread writes as SCHED_FIFO, so that the woken collector
+ * runs only once the writer waits for it, in every round.  With both
+ * SCHED_NORMAL, the scheduler let the wake-up preempt the write in some
+ * boots and not in others: the same reader's latency was 340 ns in one
+ * boot and 850 in the next, and where it preempted, the write's figure
+ * held the whole collection, which came back before the write did (its
+ * collect_ns, a difference of unsigned clocks, wrapped).
  */
 #define BENCH_SLEEP_ROUNDS	16
 
@@ -850,16 +858,18 @@ static bool bench_sleeper_asleep(struct bench_sleeper *sl)
 
 /* One repetition of the sleep shape for @sl's reader; false on a failure. */
 static bool bench_sleep_rep(struct bench_sleeper *sl, struct bench_pipes *p,
-			    unsigned int *next, u64 *notify, u64 *latency)
+			    struct rnd_state *rnd, u64 *notify, u64 *latency)
 {
-	unsigned int r, tries;
+	unsigned int r, tries, i;
 	char c = 'x';
 	loff_t pos;
 	u64 t0, t1;
 
+	bench_shuffle(rnd, p->order, p->n);
 	*notify = 0;
 	*latency = 0;
 	for (r = 0; r < BENCH_SLEEP_ROUNDS; r++) {
+		i = p->order[r % p->n];
 		complete(&sl->go);
 		for (tries = 0; !bench_sleeper_asleep(sl); tries++) {
 			if (tries > 100000)
@@ -868,16 +878,16 @@ static bool bench_sleep_rep(struct bench_sleeper *sl, struct bench_pipes *p,
 		}
 		pos = 0;
 		t0 = ktime_get_ns();
-		kernel_write(p->wfile[*next], &c, 1, &pos);
+		kernel_write(p->wfile[i], &c, 1, &pos);
 		t1 = ktime_get_ns();
 		wait_for_completion(&sl->done);
-		if (sl->got != 1)
+		/* The collector runs once the writer waits: back after t1. */
+		if (sl->got != 1 || sl->back < t1)
 			return false;
 		*notify += t1 - t0;
 		*latency += sl->back - t0;
 		pos = 0;
-		kernel_read(p->rfile[*next], &c, 1, &pos);
-		*next = (*next + 1) % p->n;
+		kernel_read(p->rfile[i], &c, 1, &pos);
 	}
 	return true;
 }
@@ -891,8 +901,7 @@ static void bench_sleep(struct kunit *test)
 	static const int readers[] = { R_GET_EVENTS, R_RING, R_EPOLL_ET };
 	const unsigned int nr = ARRAY_SIZE(readers);
 	struct bench_sleeper *sl;
-	unsigned int i, j, r, next[ARRAY_SIZE(readers)] = {};
-	unsigned int order[ARRAY_SIZE(readers)];
+	unsigned int i, j, r, order[ARRAY_SIZE(readers)];
 	struct rnd_state rnd;
 	struct bench_pipes *ps;
 	struct bench_fig *f;
@@ -917,11 +926,12 @@ static void bench_sleep(struct kunit *test)
 		}
 		get_task_struct(sl[j].task);
 	}
+	sched_set_fifo_low(current);
 	for (i = 0; ok && i <= BENCH_REPS; i++) {
 		bench_shuffle(&rnd, order, nr);
 		for (j = 0; ok && j < nr; j++) {
 			r = order[j];
-			ok = bench_sleep_rep(&sl[r], &ps[readers[r]], &next[r],
+			ok = bench_sleep_rep(&sl[r], &ps[readers[r]], &rnd,
 					     &nt, &lat);
 			if (!i)		/* the first is the warm-up */
 				continue;
@@ -930,13 +940,14 @@ static void bench_sleep(struct kunit *test)
 			f[r].collect[i - 1] = f[r].total[i - 1] - f[r].notify[i - 1];
 		}
 	}
+	sched_set_normal(current, 0);
 	for (j = 0; j < nr && !IS_ERR_OR_NULL(sl[j].task); j++) {
 		WRITE_ONCE(sl[j].stop, true);
 		complete(&sl[j].go);
 		kthread_stop(sl[j].task);
 		put_task_struct(sl[j].task);
 	}
-	KUNIT_ASSERT_TRUE_MSG(test, ok, "a collector did not sleep, or did not get its event");
+	KUNIT_ASSERT_TRUE_MSG(test, ok, "a collector did not sleep, did not get its event, or came back before the write");
 	for (j = 0; j < nr; j++)
 		bench_report(test, "sleep", bench_reader_name[readers[j]], n, 1,
 			     &f[j]);
