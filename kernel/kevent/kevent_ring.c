@@ -264,13 +264,14 @@ long kevent_queue_wait(struct kevent_queue *q, unsigned int num, u64 timeout,
 	for (;;) {
 		/*
 		 * The first round fills without waiting: with kevents ready
-		 * that is what a wait would do.
+		 * that is what a wait would do, without reading the clock.
 		 */
 		err = wait && !first ? kevent_wait_ready(q, 1, timeout, &deadline) : 0;
 		if (err == -EINTR)
 			return err;
 
-		ret = kevent_ring_fill(q, num);
+		/* Nothing ready: no lock taken, as in kevent_get_events(). */
+		ret = kevent_queue_ready_num(q) ? kevent_ring_fill(q, num) : 0;
 
 		if (ret || !wait || err)
 			return ret;
