@@ -290,6 +290,12 @@ def smp_run(run, o):
     run.summary('smp-kunit,smp-userland', '')
 
 
+def bench_kernel_args(o):
+    """bench.py kernel's arguments: --save or --base DIR, and KUNIT_GLOB,
+    which selects cases of kevent_bench ('kevent_bench.bench_sleep')."""
+    return ['kernel', *o.bench_args, *([o.filter] if o.filter else [])]
+
+
 def bench_run(o):
     """--bench: the in-kernel benchmark, the user-space one, or both."""
     if o.bench_which in ('kernel', 'all'):
@@ -299,7 +305,7 @@ def bench_run(o):
         if o.bench_args[:1] == ['--save']:
             boots = 'none: save the kernel'
         Run.header(f'in-kernel benchmark (about 50 s a boot, {boots})')
-        if stages.run_child([py, script('bench.py'), 'kernel', *o.bench_args]):
+        if stages.run_child([py, script('bench.py'), *bench_kernel_args(o)]):
             sys.exit(1)
     if o.bench_which == 'kernel':
         sys.exit(0)

@@ -295,6 +295,12 @@ class Harness(unittest.TestCase):
         self.assertEqual(self.opts('--fuzz=5')[3], '5')
         self.assertEqual(self.opts('--bench', 'kernel', '--bench-save', '/d'), (
             'plain', False, '', '', 'kernel', ['--save', '/d'], '', '', True))
+        # The glob reaches the in-kernel benchmark (it used to run all).
+        self.assertEqual(harness.bench_kernel_args(harness.parse(
+            ['--bench', 'kernel', '--bench-base', '/d', 'kevent_bench.bench_sleep'])),
+            ['kernel', '--base', '/d', 'kevent_bench.bench_sleep'])
+        self.assertEqual(harness.bench_kernel_args(harness.parse(['--bench', 'kernel'])),
+                         ['kernel'])
         self.assertEqual(self.opts('--libevent')[:2] + self.opts('--libevent')[6:7],
                          ('coverage', True, '1'))
         self.assertEqual(self.opts('--libevent', 'only')[1], False)
