@@ -109,8 +109,8 @@
  * held; kevent_get_events() and kevent_wait() copy to it under ctl_mutex
  * only with page faults disabled (a copy that needs a fault is made
  * again after dropping ctl_mutex; a ring writer that does so marks the
- * ring, q->ring_slow, and the other ring writers wait for it, killably:
- * kevent_ring.c).
+ * ring, q->ring_slow, and the other ring writers wait for it, until a
+ * signal: kevent_ring.c).
  */
 
 #define pr_fmt(fmt) "kevent: " fmt

@@ -24,8 +24,8 @@
  * which is all a ring writer takes, as kevent_get_events() does.  A
  * writer whose batch faulted copies it again with ctl_mutex dropped: it
  * sets ring_slow first, and until it clears it, it alone writes the ring
- * and kidx, and the other ring writers wait for it (killably, as for
- * ctl_mutex).  pring and ring_size are set once, by kevent_ring_init(),
+ * and kidx, and the other ring writers wait for it (until a signal, as a
+ * collector waits for ctl_mutex).  pring and ring_size are set once, by kevent_ring_init(),
  * which ring_lock serialises (taken before ctl_mutex).
  */
 
