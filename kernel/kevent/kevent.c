@@ -75,7 +75,7 @@
  * -------
  * Outer to inner:
  *
- *   q->ring_lock (mutex)        ring setup (kevent_ring_init())
+ *   q->ring_lock (mutex)        ring setup and ring writers
  *     q->ctl_mutex (mutex)      the tree, ADD/REMOVE/MODIFY, removal, and
  *                               taking kevents off the ready list
  *       q->orphan_lock          batches killed collectors left (a leaf,
@@ -108,9 +108,8 @@
  * under the storage lock.  kevent_ctl() copies user memory with no lock
  * held; kevent_get_events() and kevent_wait() copy to it under ctl_mutex
  * only with page faults disabled (a copy that needs a fault is made
- * again after dropping ctl_mutex; a ring writer that does so marks the
- * ring, q->ring_slow, and the other ring writers wait for it, until a
- * signal: kevent_ring.c).
+ * again after dropping ctl_mutex; kevent_wait() writes the ring under
+ * ring_lock, whose waiters are killable).
  */
 
 #define pr_fmt(fmt) "kevent: " fmt

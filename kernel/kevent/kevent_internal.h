@@ -47,15 +47,10 @@
  * @orphan_lock: protects @orphans.
  * @ctl_mutex: serialises ADD/REMOVE/MODIFY, ONESHOT removal and release.
  * @wait: waiters in kevent_get_events()/kevent_wait() and poll().
- * @ring_lock: serialises kevent_ring_init().
- * @kidx: the ring slot the kernel fills next; ctl_mutex, or the writer
- *        that set @ring_slow.
- * @ring_slow: a ring writer copies with ctl_mutex dropped (its batch
- *             faulted); until it clears it, the other ring writers wait
- *             (kevent_ring.c).  Set under ctl_mutex.
- * @ring_size: number of events in the ring; set once, under ring_lock and
- *             ctl_mutex.
- * @pring: the user's ring, NULL until kevent_ring_init(); as @ring_size.
+ * @ring_lock: serialises kevent_ring_init() and ring writers.
+ * @kidx: the ring slot the kernel fills next; ring_lock.
+ * @ring_size: number of events in the ring; ring_lock.
+ * @pring: the user's ring, NULL until kevent_ring_init(); ring_lock.
  * @owner: the user charged for the kevents of this queue.
  * @im_num: entries answered at once by ADD (ready or failed).
  * @wait_num: kevents delivered by kevent_get_events().
@@ -76,7 +71,6 @@ struct kevent_queue {
 	wait_queue_head_t	wait;
 	struct mutex		ring_lock;
 	unsigned int		kidx, ring_size;
-	bool			ring_slow;
 	struct kevent_ring __user *pring;
 	struct user_struct	*owner;
 	atomic_long_t		im_num, wait_num, ring_num, total;

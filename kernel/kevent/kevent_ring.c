@@ -20,13 +20,8 @@
  * Locking
  * -------
  * The lock order is written once, at the top of kevent.c.  Here: the
- * ring's fields (pring, ring_size, kidx, ring_slow) are under ctl_mutex,
- * which is all a ring writer takes, as kevent_get_events() does.  A
- * writer whose batch faulted copies it again with ctl_mutex dropped: it
- * sets ring_slow first, and until it clears it, it alone writes the ring
- * and kidx, and the other ring writers wait for it (until a signal, as a
- * collector waits for ctl_mutex).  pring and ring_size are set once, by kevent_ring_init(),
- * which ring_lock serialises (taken before ctl_mutex).
+ * ring's fields (pring, ring_size, kidx) are under ring_lock, which is
+ * taken before ctl_mutex.
  */
 
 #define pr_fmt(fmt) "kevent: " fmt
@@ -37,7 +32,6 @@
 #include <linux/pagemap.h>
 #include <linux/uaccess.h>
 #include <linux/overflow.h>
-#include <linux/wait_bit.h>
 #include "kevent_internal.h"
 
 /**
@@ -66,24 +60,16 @@ long kevent_queue_ring_init(struct kevent_queue *q,
 	    fault_in_safe_writeable((const char __user *)ring, size))
 		return -EFAULT;
 
-	/*
-	 * ring_lock, not ctl_mutex, while ring_kidx is written: that write
-	 * may fault and sleep.  pring is set only under both.
-	 */
 	if (mutex_lock_killable(&q->ring_lock))
 		return -EINTR;
-	if (READ_ONCE(q->pring)) {
+	if (q->pring) {
 		err = -EBUSY;
 	} else if (put_user(0, &ring->ring_kidx)) {
 		err = -EFAULT;
-	} else if (mutex_lock_killable(&q->ctl_mutex)) {
-		err = -EINTR;
 	} else {
+		q->pring = ring;
 		q->ring_size = num;
 		q->kidx = 0;
-		/* Pairs with the acquire in kevent_queue_wait(). */
-		smp_store_release(&q->pring, ring);
-		kevent_queue_unlock(q);
 	}
 	mutex_unlock(&q->ring_lock);
 	return err;
@@ -93,8 +79,8 @@ long kevent_queue_ring_init(struct kevent_queue *q,
  * Write the snapshots of @b into the ring from *@kidx: one copy up to the
  * ring's end, one after the wrap; then ring_kidx, when any was written.
  * Returns how many were written (0 when ring_kidx could not be) and
- * moves *@kidx past them.  Called with ctl_mutex held and page faults
- * disabled, or by the writer that set ring_slow.
+ * moves *@kidx past them.  Called with ring_lock held, and with page
+ * faults disabled when ctl_mutex is held too.
  */
 static unsigned int kevent_ring_copy(struct kevent_queue *q,
 				     struct kevent_batch *b, unsigned int *kidx,
@@ -132,41 +118,16 @@ static unsigned int kevent_ring_copy(struct kevent_queue *q,
 	return i;
 }
 
-/* Whether a writer copies into the ring with ctl_mutex dropped. */
-static bool kevent_ring_is_slow(struct kevent_queue *q)
-{
-	/* Pairs with the release in kevent_ring_slow_end(). */
-	return smp_load_acquire(&q->ring_slow);
-}
-
-/* Wait for that writer, as a collector waits for ctl_mutex: until a signal. */
-static int kevent_ring_wait_slow(struct kevent_queue *q)
-{
-	if (wait_var_event_interruptible(&q->ring_slow, !kevent_ring_is_slow(q)))
-		return -EINTR;
-	return 0;
-}
-
-/* The writer that set ring_slow is done: its index, then the others. */
-static void kevent_ring_slow_end(struct kevent_queue *q, unsigned int kidx)
-{
-	q->kidx = kidx;
-	/* Pairs with the acquire in kevent_ring_is_slow(). */
-	smp_store_release(&q->ring_slow, false);
-	/* The store before wake_up_var()'s look at its wait queue. */
-	smp_mb();
-	wake_up_var(&q->ring_slow);
-}
-
 /*
  * Write up to @num ready kevents into the ring at q->kidx, then ring_kidx:
- * one collection pass, as kevent_queue_get_events() makes.  A batch whose
- * ring_kidx cannot be written goes back to the ready list whole: the
- * index the application reads and the entries it finds always agree.  As
- * kevent_deliver_to_buf(), a batch is written with ctl_mutex still held
- * and page faults disabled, and again with ctl_mutex dropped (and
- * ring_slow set) only when that faulted.  Returns the number written, 0
- * when none was ready, -EFAULT when the first write faulted, -EINTR.
+ * one collection pass, as kevent_queue_get_events() makes.  Called with
+ * ring_lock held.  A batch whose ring_kidx cannot be written
+ * goes back to the ready list whole: the index the application reads and
+ * the entries it finds always agree.  As kevent_deliver_to_buf(), a batch
+ * is written with ctl_mutex still held and page faults disabled, and
+ * again with ctl_mutex dropped only when that faulted.  Returns the
+ * number written, 0 when none was ready, -EFAULT when the first write
+ * faulted, -EINTR.
  */
 static long kevent_ring_fill(struct kevent_queue *q, unsigned int num)
 {
@@ -175,35 +136,23 @@ static long kevent_ring_fill(struct kevent_queue *q, unsigned int num)
 	unsigned int done = 0;
 	struct kevent_pass p;
 
+	lockdep_assert_held(&q->ring_lock);
 	kevent_pass_init(&p);
 	while (done < num) {
-		unsigned int i = 0, n, kidx;
+		unsigned int i = 0, n, kidx = q->kidx;
 
 		if (kevent_collect_lock(&q->ctl_mutex))
 			return done ? (long)done : -EINTR;
-		if (kevent_ring_is_slow(q)) {
-			kevent_queue_unlock(q);
-			/* What this call wrote is not held up by another. */
-			if (done)
-				break;
-			if (kevent_ring_wait_slow(q))
-				return -EINTR;
-			continue;
-		}
 		kevent_orphans_finish(q);
-		kidx = q->kidx;
 		n = kevent_batch_take(q, &b, num - done, &p.pass);
 		if (n) {
 			pagefault_disable();
 			i = kevent_ring_copy(q, &b, &kidx, true);
 			pagefault_enable();
-			if (i == n) {
+			if (i == n)
 				kevent_batch_done(q, &b);
-				q->kidx = kidx;
-			} else {
+			else
 				kevent_batch_hold(&b);
-				WRITE_ONCE(q->ring_slow, true);
-			}
 		}
 		kevent_queue_unlock(q);
 		/*
@@ -213,12 +162,12 @@ static long kevent_ring_fill(struct kevent_queue *q, unsigned int num)
 		if (!n && !b.more)
 			break;
 		if (i < n) {
-			/* This writer alone moves it now. */
 			kidx = q->kidx;
 			i = kevent_ring_copy(q, &b, &kidx, false);
 			kevent_batch_finish(q, &b, i);
-			kevent_ring_slow_end(q, kidx);
 		}
+		if (i)
+			q->kidx = kidx;
 		done += i;
 		atomic_long_add(i, &q->ring_num);
 		if (i < n)
@@ -254,24 +203,27 @@ long kevent_queue_wait(struct kevent_queue *q, unsigned int num, u64 timeout,
 	long ret;
 	int err;
 
-	/*
-	 * pring and ring_size are set once; a ring set up after this look
-	 * is as if set up after the call.  Pairs with the release in
-	 * kevent_queue_ring_init().
-	 */
-	if (!num || !smp_load_acquire(&q->pring) || num >= q->ring_size)
+	if (!num)
 		return -EINVAL;
 	for (;;) {
 		/*
 		 * The first round fills without waiting: with kevents ready
-		 * that is what a wait would do, without reading the clock.
+		 * that is what a wait would do, and the ring's checks take
+		 * the same lock as the fill.
 		 */
 		err = wait && !first ? kevent_wait_ready(q, 1, timeout, &deadline) : 0;
 		if (err == -EINTR)
 			return err;
 
-		/* Nothing ready: no lock taken, as in kevent_get_events(). */
-		ret = kevent_queue_ready_num(q) ? kevent_ring_fill(q, num) : 0;
+		if (kevent_collect_lock(&q->ring_lock))
+			return -EINTR;
+		if (!q->pring || num >= q->ring_size)
+			ret = -EINVAL;
+		else if (kevent_queue_ready_num(q))
+			ret = kevent_ring_fill(q, num);
+		else
+			ret = 0;	/* no ctl_mutex, as kevent_get_events() */
+		mutex_unlock(&q->ring_lock);
 
 		if (ret || !wait || err)
 			return ret;
