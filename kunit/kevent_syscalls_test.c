@@ -624,6 +624,45 @@ static void kevent_sys_ring_partial_nofault_pass_publishes_nothing(struct kunit 
 }
 
 /*
+ * kevent_wait() that finds nothing ready takes no ctl_mutex, as
+ * kevent_get_events() does: with ctl_mutex held elsewhere (as by a ->poll
+ * that sleeps) and a signal pending, timeout 0 answers 0 at once, not
+ * -EINTR.  With a kevent ready the same call needs ctl_mutex, the signal
+ * ends its wait, and nothing is written.
+ */
+static void kevent_sys_empty_ring_wait_takes_no_ctl_mutex(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ks *s = ks(test);
+	struct kevent_ring __user *ring = (struct kevent_ring __user *)s->mem;
+	struct ks_holder h;
+	long empty, ready;
+	u32 kidx;
+
+	KUNIT_ASSERT_EQ(test, kevent_sys_ring_init(s->fd, ring, 4), 0L);
+	KUNIT_ASSERT_EQ(test, kt_add(c, 0, EV_A, 0), 0);
+	ks_hold(test, &h, &s->q->ctl_mutex);
+	allow_signal(SIGUSR1);
+	send_sig(SIGUSR1, current, 0);
+	empty = kevent_sys_wait(s->fd, 1, 0);
+	c->origin[0].ready = 1;
+	kevent_storage_ready(&c->origin[0].st, NULL, EV_A);
+	ready = kevent_sys_wait(s->fd, 1, 0);
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+	ks_release(&h);
+	KUNIT_EXPECT_EQ(test, empty, 0L);
+	KUNIT_EXPECT_EQ(test, ready, (long)-EINTR);
+	KUNIT_ASSERT_EQ(test, get_user(kidx, &ring->ring_kidx), 0);
+	KUNIT_EXPECT_EQ(test, kidx, 0U);
+	KUNIT_EXPECT_EQ(test, kevent_queue_ready_num(s->q), 1U);
+	/* ctl_mutex free again: the kevent is written, once. */
+	KUNIT_EXPECT_EQ(test, kevent_sys_wait(s->fd, 1, 0), 1L);
+	KUNIT_ASSERT_EQ(test, get_user(kidx, &ring->ring_kidx), 0);
+	KUNIT_EXPECT_EQ(test, kidx, 1U);
+}
+
+/*
  * A second ring writer comes while the first copies its batch with
  * ctl_mutex dropped (the entries' page faults; the fault makes the second
  * kevent ready and starts the second writer): the second waits, for
@@ -842,6 +881,7 @@ static struct kunit_case kevent_syscalls_cases[] = {
 	KUNIT_CASE(kevent_sys_ring_fault_mid_run_keeps_the_rest),
 	KUNIT_CASE(kevent_sys_ring_partial_nofault_pass_publishes_nothing),
 	KUNIT_CASE(kevent_sys_ring_writer_waits_for_a_slow_one),
+	KUNIT_CASE(kevent_sys_empty_ring_wait_takes_no_ctl_mutex),
 	KUNIT_CASE(kevent_sys_get_events_timeout_ends_while_never_delivered),
 	KUNIT_CASE(kevent_sys_wait_timeout_ends_while_never_delivered),
 	{}
