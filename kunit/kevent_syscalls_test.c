@@ -676,7 +676,7 @@ struct ks_slow_ring {
 	struct mm_struct	*mm;
 	struct completion	done;
 	long			got;
-	bool			slow, ctl_free, waited;
+	bool			ring_held, ctl_free, waited;
 };
 
 static int ks_ring_writer(void *arg)
@@ -697,7 +697,7 @@ static void ks_ring_second_writer(void *arg)
 	struct task_struct *t;
 	unsigned int tries;
 
-	w->slow = mutex_is_locked(&w->s->q->ring_lock);
+	w->ring_held = mutex_is_locked(&w->s->q->ring_lock);
 	w->ctl_free = !mutex_is_locked(&w->s->q->ctl_mutex);
 	w->c->origin[1].ready = 1;
 	kevent_storage_ready(&w->c->origin[1].st, NULL, EV_A);
@@ -752,7 +752,7 @@ static void kevent_sys_ring_writer_waits_for_a_slow_one(struct kunit *test)
 			    wait_for_completion_timeout(&w->done,
 							msecs_to_jiffies(5000)),
 			    "the second writer never ended");
-	KUNIT_EXPECT_TRUE(test, w->slow);
+	KUNIT_EXPECT_TRUE(test, w->ring_held);
 	KUNIT_EXPECT_TRUE(test, w->ctl_free);
 	KUNIT_EXPECT_TRUE_MSG(test, w->waited,
 			      "the second writer did not wait for the first's copy");
